@@ -1,0 +1,72 @@
+package dev.loadflow.model.event;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.id.EventIds;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The decision one run took on one inbound event, logged in the same transaction as the event
+ * and the outbox rows of its {@code actions}. A {@code filtered} decision is a noop the
+ * deterministic filter took without calling the policy (a duplicate, a delivered outcome, a
+ * stale timer, a Hero-channel failure). {@code closedAsks} lists the asks this decision ends
+ * (answered, or escalated to a Hero).
+ */
+public record DecisionRecorded(String eventId, String loadId, Instant decidedAt, String correlationId,
+                               List<Action> actions, boolean filtered, boolean needsHeroTask, String reason,
+                               List<String> closedAsks) implements LogEntry {
+
+    public static final String TYPE = "DecisionRecorded";
+
+    public DecisionRecorded {
+        Objects.requireNonNull(eventId, "eventId");
+        Objects.requireNonNull(loadId, "loadId");
+        Objects.requireNonNull(decidedAt, "decidedAt");
+        Objects.requireNonNull(reason, "reason");
+        actions = List.copyOf(actions);
+        closedAsks = List.copyOf(closedAsks);
+        if (filtered && !actions.isEmpty()) {
+            throw new IllegalArgumentException("a filtered decision takes no actions");
+        }
+    }
+
+    /** A filtered noop on {@code event}: no policy call, no actions. */
+    public static DecisionRecorded filtered(InboundEvent event, Instant decidedAt, String reason) {
+        return new DecisionRecorded(event.eventId(), event.loadId(), decidedAt, event.correlationId(),
+                List.of(), true, false, reason, List.of());
+    }
+
+    /** A decision of the policy on {@code event}. */
+    public static DecisionRecorded decided(InboundEvent event, Instant decidedAt, List<Action> actions,
+                                           boolean needsHeroTask, String reason, List<String> closedAsks) {
+        return new DecisionRecorded(event.eventId(), event.loadId(), decidedAt, event.correlationId(),
+                actions, false, needsHeroTask, reason, closedAsks);
+    }
+
+    @Override
+    public String entryId() {
+        return EventIds.decision(eventId);
+    }
+
+    @Override
+    public String kind() {
+        return KIND_DECISION;
+    }
+
+    @Override
+    public String typeName() {
+        return TYPE;
+    }
+
+    @Override
+    public Instant occurredAt() {
+        return decidedAt;
+    }
+
+    @Override
+    public String causationId() {
+        return eventId;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.loadflow.model.event;
+
+import dev.loadflow.model.id.EventIds;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The event envelope: one message for one load, as it travels the load queue and as it is
+ * logged. {@code receivedAt} is when loadflow took it in (from the application clock);
+ * {@code correlationId} threads one story through every service, {@code causationId} names
+ * the event or row that caused this one.
+ */
+public record InboundEvent(String eventId, String loadId, Instant occurredAt, Instant receivedAt,
+                           String correlationId, String causationId, EventPayload payload) implements LogEntry {
+
+    public InboundEvent {
+        Objects.requireNonNull(eventId, "eventId");
+        Objects.requireNonNull(loadId, "loadId");
+        Objects.requireNonNull(occurredAt, "occurredAt");
+        Objects.requireNonNull(receivedAt, "receivedAt");
+        Objects.requireNonNull(payload, "payload");
+    }
+
+    public EventType type() {
+        return payload.type();
+    }
+
+    @Override
+    public String entryId() {
+        return eventId;
+    }
+
+    @Override
+    public String kind() {
+        return KIND_EVENT;
+    }
+
+    @Override
+    public String typeName() {
+        return payload.type().wire();
+    }
+
+    /** Builds the {@code TimerFired} event the pump publishes for a due timer. */
+    public static InboundEvent timerFired(dev.loadflow.model.id.TimerId timerId, Instant fireAt, Instant now,
+                                          String correlationId) {
+        return new InboundEvent(EventIds.timerFired(timerId), timerId.loadId(), fireAt, now, correlationId,
+                timerId.toString(),
+                new EventPayload.TimerFired(timerId.toString(), timerId.askId().toString(), timerId.attempt(), fireAt));
+    }
+
+    /** Builds the {@code ActionOutcome} event the dispatcher publishes for a finished outbox row. */
+    public static InboundEvent actionOutcome(String loadId, EventPayload.ActionOutcome outcome, Instant now,
+                                             String correlationId) {
+        return new InboundEvent(EventIds.actionOutcome(outcome.outboxId(), outcome.status()), loadId, now, now,
+                correlationId, outcome.outboxId(), outcome);
+    }
+}

@@ -1,0 +1,31 @@
+package dev.loadflow.model.id;
+
+import dev.loadflow.model.event.OutcomeStatus;
+
+/**
+ * Deterministic ids of the events the system publishes to itself. Publishing twice yields
+ * the same id, so the event store keeps one copy.
+ */
+public final class EventIds {
+
+    private EventIds() {
+    }
+
+    /** {@code evt:{timerId}}: the id of the {@code TimerFired} event of one timer. */
+    public static String timerFired(TimerId timerId) {
+        return "evt:" + timerId;
+    }
+
+    /**
+     * {@code out:{outboxId}:{status}}: the id of an {@code ActionOutcome}. It differs by status,
+     * so a late {@code failed} next to a {@code delivered} for one key is recorded, not dropped.
+     */
+    public static String actionOutcome(String outboxId, OutcomeStatus status) {
+        return "out:" + outboxId + ":" + status.wire();
+    }
+
+    /** {@code dec:{eventId}}: the log entry id of the decision taken on one inbound event. */
+    public static String decision(String eventId) {
+        return "dec:" + eventId;
+    }
+}

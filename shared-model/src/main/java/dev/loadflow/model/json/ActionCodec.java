@@ -1,0 +1,66 @@
+package dev.loadflow.model.json;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.ActionType;
+import dev.loadflow.model.action.Urgency;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.TimerId;
+
+/**
+ * JSON of actions, as they stand in a {@code DecisionRecorded} entry and in an outbox row's
+ * {@code payload}. Each document carries its {@code type}, {@code subject} and {@code attempt}.
+ */
+public final class ActionCodec {
+
+    private ActionCodec() {
+    }
+
+    public static ObjectNode encode(Action action) {
+        ObjectNode json = JsonReader.MAPPER.createObjectNode()
+                .put("type", action.type().wire())
+                .put("subject", action.subject())
+                .put("attempt", action.attempt());
+        switch (action) {
+            case Action.SendSms sms -> json.put("to", sms.to()).put("text", sms.text());
+            case Action.CreateHeroTask task -> json.put("title", task.title()).put("urgency", task.urgency().wire())
+                    .put("body", task.body());
+            case Action.PostHeroSlack post -> json.put("channel", post.channel()).put("text", post.text());
+            case Action.SetTimer timer -> json.put("timerId", timer.timerId().toString())
+                    .put("fireAt", timer.fireAt().toString());
+            case Action.CancelTimer cancel -> json.put("timerId", cancel.timerId().toString());
+            case Action.UpdateStage update -> json.put("stage", update.stage());
+        }
+        return json;
+    }
+
+    public static Action decode(JsonNode node) {
+        JsonReader r = JsonReader.of(node, "$");
+        ActionType type;
+        try {
+            type = ActionType.fromWire(r.text("type"));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidJsonException("type", e.getMessage());
+        }
+        String subject = r.text("subject");
+        int attempt = r.integer("attempt");
+        try {
+            return switch (type) {
+                case SEND_SMS -> new Action.SendSms(AskId.parse(subject), attempt, r.text("to"), r.anyText("text"));
+                case CREATE_HERO_TASK -> new Action.CreateHeroTask(subject, attempt, r.text("title"),
+                        Urgency.fromWire(r.text("urgency")), r.anyText("body"));
+                case POST_HERO_SLACK -> new Action.PostHeroSlack(subject, attempt, r.text("channel"), r.anyText("text"));
+                case SET_TIMER -> new Action.SetTimer(TimerId.parse(r.text("timerId")), r.instant("fireAt"));
+                case CANCEL_TIMER -> new Action.CancelTimer(TimerId.parse(r.text("timerId")));
+                case UPDATE_STAGE -> new Action.UpdateStage(subject, attempt, r.text("stage"));
+            };
+        } catch (IllegalArgumentException e) {
+            throw new InvalidJsonException("$", e.getMessage());
+        }
+    }
+
+    public static Action decode(String json) {
+        return decode(JsonReader.parse(json).node());
+    }
+}

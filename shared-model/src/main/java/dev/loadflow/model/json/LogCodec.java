@@ -1,0 +1,63 @@
+package dev.loadflow.model.json;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.LogEntry;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** JSON of log entries, as stored in {@code event_log.body}. */
+public final class LogCodec {
+
+    private LogCodec() {
+    }
+
+    public static String encode(LogEntry entry) {
+        return switch (entry) {
+            case InboundEvent event -> EventCodec.encodeToString(event);
+            case DecisionRecorded decision -> encodeDecision(decision).toString();
+        };
+    }
+
+    /** Reads a stored entry back; {@code kind} is {@code event_log.kind}. */
+    public static LogEntry decode(String kind, String body) {
+        return switch (kind) {
+            case LogEntry.KIND_EVENT -> EventCodec.decode(body);
+            case LogEntry.KIND_DECISION -> decodeDecision(JsonReader.parse(body));
+            default -> throw new InvalidJsonException("kind", "unknown log entry kind '" + kind + "'");
+        };
+    }
+
+    private static ObjectNode encodeDecision(DecisionRecorded d) {
+        ObjectNode json = JsonReader.MAPPER.createObjectNode()
+                .put("eventId", d.eventId())
+                .put("loadId", d.loadId())
+                .put("decidedAt", d.decidedAt().toString());
+        EventCodec.putIfSet(json, "correlationId", d.correlationId());
+        ArrayNode actions = json.putArray("actions");
+        d.actions().forEach(a -> actions.add(ActionCodec.encode(a)));
+        json.put("filtered", d.filtered()).put("needsHeroTask", d.needsHeroTask()).put("reason", d.reason());
+        ArrayNode closed = json.putArray("closedAsks");
+        d.closedAsks().forEach(closed::add);
+        return json;
+    }
+
+    private static DecisionRecorded decodeDecision(JsonReader r) {
+        List<Action> actions = new ArrayList<>();
+        for (JsonNode action : r.array("actions")) {
+            actions.add(ActionCodec.decode(action));
+        }
+        List<String> closed = new ArrayList<>();
+        for (JsonNode askId : r.array("closedAsks")) {
+            closed.add(askId.asText());
+        }
+        return new DecisionRecorded(r.text("eventId"), r.text("loadId"), r.instant("decidedAt"),
+                r.optionalText("correlationId"), actions, r.bool("filtered"), r.bool("needsHeroTask"),
+                r.anyText("reason"), closed);
+    }
+}

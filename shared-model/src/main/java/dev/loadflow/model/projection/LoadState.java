@@ -1,0 +1,133 @@
+package dev.loadflow.model.projection;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.OutcomeStatus;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.log.RecordedEntry;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The state of one load, projected from its log and nothing else: who it belongs to, its
+ * stage, its open asks with their step, the outcomes of its actions, and the events already
+ * processed. {@code version} is the log version it was projected from.
+ */
+public record LoadState(String loadId, long version, String clientId, String driverPhone, String stage,
+                        Map<String, OpenAsk> openAsks, Set<String> closedAsks,
+                        Map<String, List<OutcomeStatus>> outcomes, Set<String> processedEventIds) {
+
+    public LoadState {
+        openAsks = Collections.unmodifiableMap(new LinkedHashMap<>(openAsks));
+        closedAsks = Collections.unmodifiableSet(new LinkedHashSet<>(closedAsks));
+        outcomes = Collections.unmodifiableMap(new LinkedHashMap<>(outcomes));
+        processedEventIds = Collections.unmodifiableSet(new LinkedHashSet<>(processedEventIds));
+    }
+
+    /** Folds a whole log into state, entry by entry, in log order. */
+    public static LoadState project(LoadLog log) {
+        var fold = new Fold(log.loadId());
+        for (RecordedEntry recorded : log.entries()) {
+            switch (recorded.entry()) {
+                case InboundEvent event -> fold.apply(event);
+                case DecisionRecorded decision -> fold.apply(decision);
+            }
+        }
+        return fold.state(log.version());
+    }
+
+    public boolean hasProcessed(String eventId) {
+        return processedEventIds.contains(eventId);
+    }
+
+    public Optional<OpenAsk> openAsk(String askId) {
+        return Optional.ofNullable(openAsks.get(askId));
+    }
+
+    /** Whether the fired timer belongs to the current step of an ask that is still open. */
+    public boolean isTimerCurrent(EventPayload.TimerFired fired) {
+        return openAsk(fired.askId()).map(ask -> ask.isTimerCurrent(fired)).orElse(false);
+    }
+
+    /** Whether any outcome of the outbox row {@code outboxId} says it was delivered. */
+    public boolean wasDelivered(String outboxId) {
+        return outcomes.getOrDefault(outboxId, List.of()).contains(OutcomeStatus.DELIVERED);
+    }
+
+    private static final class Fold {
+        private final String loadId;
+        private String clientId;
+        private String driverPhone;
+        private String stage;
+        private final Map<String, OpenAsk> open = new LinkedHashMap<>();
+        private final Set<String> closed = new LinkedHashSet<>();
+        private final Map<String, List<OutcomeStatus>> outcomes = new LinkedHashMap<>();
+        private final Set<String> processed = new LinkedHashSet<>();
+
+        Fold(String loadId) {
+            this.loadId = loadId;
+        }
+
+        void apply(InboundEvent event) {
+            processed.add(event.eventId());
+            switch (event.payload()) {
+                case EventPayload.LoadAssigned assigned -> {
+                    clientId = assigned.clientId();
+                    driverPhone = assigned.driverPhone();
+                    stage = assigned.stage();
+                }
+                case EventPayload.ActionOutcome outcome ->
+                        outcomes.computeIfAbsent(outcome.outboxId(), k -> new ArrayList<>()).add(outcome.status());
+                case EventPayload.LocationPing ping -> { }
+                case EventPayload.InboundSms sms -> { }
+                case EventPayload.TimerFired fired -> { }
+            }
+        }
+
+        void apply(DecisionRecorded decision) {
+            Instant at = decision.decidedAt();
+            for (Action action : decision.actions()) {
+                switch (action) {
+                    case Action.SendSms sms -> step(sms.askId().toString(), sms.attempt(), null, at);
+                    case Action.SetTimer timer -> step(timer.subject(), timer.attempt(), timer.timerId(), at);
+                    case Action.UpdateStage update -> stage = update.stage();
+                    case Action.CancelTimer cancel -> { }
+                    case Action.CreateHeroTask task -> { }
+                    case Action.PostHeroSlack post -> { }
+                }
+            }
+            for (String askId : decision.closedAsks()) {
+                open.remove(askId);
+                closed.add(askId);
+            }
+        }
+
+        private void step(String askId, int attempt, dev.loadflow.model.id.TimerId timer, Instant at) {
+            if (closed.contains(askId)) {
+                return;
+            }
+            OpenAsk current = open.get(askId);
+            if (current == null) {
+                open.put(askId, new OpenAsk(dev.loadflow.model.id.AskId.parse(askId), attempt, timer, at, at));
+            } else if (attempt > current.step()) {
+                open.put(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), at));
+            } else if (attempt == current.step() && timer != null) {
+                open.put(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), current.stepTakenAt()));
+            }
+        }
+
+        LoadState state(long version) {
+            return new LoadState(loadId, version, clientId, driverPhone, stage, open, closed, outcomes, processed);
+        }
+    }
+}

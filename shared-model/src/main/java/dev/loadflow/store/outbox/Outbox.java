@@ -1,0 +1,58 @@
+package dev.loadflow.store.outbox;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The transactional outbox. Rows are written with the decision ({@code EventStore.append});
+ * dispatchers claim them here.
+ *
+ * <p>Concurrency contract: {@link #pending} claims rows atomically; no row is handed to two
+ * callers while a lease holds. Each claimed row carries a fresh claim token and a lease; the
+ * marks require that token and fail with {@link StaleClaimException} (changing nothing) once
+ * another caller took the row over after the lease ended. A dead (parked) row is never claimed
+ * until it is replayed. Calls block; call them from a worker or virtual thread.
+ */
+public interface Outbox {
+
+    /**
+     * Claims up to {@code limit} rows that are due at {@code now} (pending, available, not under
+     * a live lease), oldest first. Each gets a fresh claim token and a lease from {@code now};
+     * {@code attempts} grows by one, and {@code first_attempt_at} is set on the first claim only.
+     */
+    List<OutboxRow> pending(int limit, Instant now);
+
+    /** Whether {@code claimToken} still holds the row at {@code now}: re-checked right before each send. */
+    boolean isClaimHeld(String outboxId, UUID claimToken, Instant now);
+
+    /** Marks the row dispatched with the channel's receipt. */
+    void markDispatched(String outboxId, UUID claimToken, String receipt);
+
+    /**
+     * Records a failed attempt: with a {@code retryAt}, the row is due again then; with
+     * {@code null}, the row is parked (dead) until an operator replays it.
+     */
+    void markFailed(String outboxId, UUID claimToken, String failure, Instant retryAt);
+
+    Optional<OutboxRow> find(String outboxId);
+
+    /** The row's failed attempts, oldest first. */
+    List<OutboxFailure> failures(String outboxId);
+
+    /** Parked rows matching {@code query}, newest dead first. */
+    List<OutboxRow> dead(DeadRowQuery query);
+
+    /**
+     * Requeues one parked row: pending, due at {@code now}, with a fresh budget (attempts and
+     * {@code first_attempt_at} reset) and the same idempotency key. False if it was not dead.
+     */
+    boolean replay(String outboxId, Instant now);
+
+    /** Replays every parked row matching the filters of {@code query} (its paging is ignored). */
+    int replay(DeadRowQuery query, Instant now);
+
+    /** Deletes up to {@code batchSize} rows dispatched before {@code before}; returns how many. */
+    int pruneDispatched(Instant before, int batchSize);
+}

@@ -1,0 +1,33 @@
+package dev.loadflow.store.outbox;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.json.ActionCodec;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A new outbox row, written by {@code EventStore.append} in the decision's transaction.
+ * {@code availableAt} is set explicitly from the application clock (ADR 0006: a database
+ * default of now() made fresh rows briefly unclaimable).
+ */
+public record OutboxMessage(String outboxId, String loadId, String actionType, String channel, String payload,
+                            Instant availableAt, String correlationId, String causationId) {
+
+    public OutboxMessage {
+        Objects.requireNonNull(outboxId, "outboxId");
+        Objects.requireNonNull(loadId, "loadId");
+        Objects.requireNonNull(actionType, "actionType");
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(availableAt, "availableAt");
+    }
+
+    /** The row for one action of a decision: its key is the outbox id. */
+    public static OutboxMessage of(String loadId, Action action, Instant availableAt, String correlationId,
+                                   String causationId) {
+        return new OutboxMessage(action.key(loadId).toString(), loadId, action.type().wire(),
+                action.type().channel().wire(), ActionCodec.encode(action).toString(), availableAt, correlationId,
+                causationId);
+    }
+}

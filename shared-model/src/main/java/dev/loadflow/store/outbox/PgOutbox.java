@@ -1,0 +1,187 @@
+package dev.loadflow.store.outbox;
+
+import dev.loadflow.store.pg.Pg;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * {@link Outbox} on PostgreSQL. Due rows are claimed in one statement
+ * ({@code UPDATE ... WHERE outbox_id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING}),
+ * so concurrent dispatchers never block each other nor take the same row. A claim moves
+ * {@code available_at} to the end of the lease, which keeps "due" one indexed predicate and
+ * makes a row whose claimant died due again exactly when its lease ends. Every later change
+ * is conditional on the claim token: zero rows updated means the claim was lost.
+ */
+public final class PgOutbox implements Outbox {
+
+    private static final String COLUMNS = """
+            outbox_id, load_id, action_type, channel, payload::text AS payload, status, attempts, available_at,
+            first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
+            correlation_id, causation_id, created_at""";
+
+    static final String CLAIM = """
+            UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+                              attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
+            WHERE outbox_id IN (SELECT outbox_id FROM outbox
+                                WHERE status = 'pending' AND available_at <= $1
+                                ORDER BY available_at
+                                LIMIT $3
+                                FOR UPDATE SKIP LOCKED)
+            RETURNING\s""" + COLUMNS;
+
+    static final String CLAIM_HELD = """
+            SELECT 1 FROM outbox
+            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND claimed_until > $3""";
+
+    static final String MARK_DISPATCHED = """
+            UPDATE outbox SET status = 'dispatched', receipt = $3, dispatched_at = $4,
+                              claim_token = NULL, claimed_until = NULL
+            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'""";
+
+    /** $4 NULL parks the row. The failure is kept in outbox_failure in the same statement. */
+    static final String MARK_FAILED = """
+            WITH failed AS (
+                UPDATE outbox SET status = CASE WHEN $4::timestamptz IS NULL THEN 'dead' ELSE 'pending' END,
+                                  available_at = coalesce($4::timestamptz, available_at),
+                                  dead_at = CASE WHEN $4::timestamptz IS NULL THEN $5 END,
+                                  last_failure = $3, claim_token = NULL, claimed_until = NULL
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
+                RETURNING outbox_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, attempts, $5, $3, $4::timestamptz IS NULL FROM failed""";
+
+    static final String FIND = "SELECT " + COLUMNS + " FROM outbox WHERE outbox_id = $1";
+
+    static final String FAILURES = """
+            SELECT outbox_id, attempt, failed_at, failure, parked FROM outbox_failure
+            WHERE outbox_id = $1 ORDER BY failed_at, attempt""";
+
+    private static final String DEAD_FILTER = """
+            status = 'dead'
+              AND ($1::text IS NULL OR load_id = $1)
+              AND ($2::text IS NULL OR action_type = $2)
+              AND ($3::timestamptz IS NULL OR dead_at >= $3)""";
+
+    static final String DEAD = "SELECT " + COLUMNS + " FROM outbox WHERE " + DEAD_FILTER
+            + " ORDER BY dead_at DESC, outbox_id LIMIT $4 OFFSET $5";
+
+    private static final String REPLAY_SET = """
+            UPDATE outbox SET status = 'pending', attempts = 0, first_attempt_at = NULL, available_at = $%d,
+                              dead_at = NULL, claim_token = NULL, claimed_until = NULL
+            """;
+
+    static final String REPLAY_ONE = REPLAY_SET.formatted(2) + "WHERE outbox_id = $1 AND status = 'dead'";
+
+    static final String REPLAY_MATCHING = REPLAY_SET.formatted(4) + "WHERE " + DEAD_FILTER;
+
+    static final String PRUNE_DISPATCHED = """
+            DELETE FROM outbox WHERE outbox_id IN (
+                SELECT outbox_id FROM outbox WHERE status = 'dispatched' AND dispatched_at < $1 LIMIT $2)""";
+
+    private final Pool pool;
+    private final Clock clock;
+    private final Duration lease;
+
+    /** @param lease how long a claim holds a row (90 s by default: well above a send's timeout) */
+    public PgOutbox(Pool pool, Clock clock, Duration lease) {
+        if (lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("the lease must be positive, got " + lease);
+        }
+        this.pool = pool;
+        this.clock = clock;
+        this.lease = lease;
+    }
+
+    @Override
+    public List<OutboxRow> pending(int limit, Instant now) {
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(CLAIM)
+                .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit)));
+        List<OutboxRow> claimed = map(rows);
+        claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
+        return claimed;
+    }
+
+    @Override
+    public boolean isClaimHeld(String outboxId, UUID claimToken, Instant now) {
+        return Pg.await(pool.preparedQuery(CLAIM_HELD).execute(Tuple.of(outboxId, claimToken, Pg.at(now)))).size() == 1;
+    }
+
+    @Override
+    public void markDispatched(String outboxId, UUID claimToken, String receipt) {
+        var result = Pg.await(pool.preparedQuery(MARK_DISPATCHED)
+                .execute(Tuple.of(outboxId, claimToken, receipt, Pg.at(clock.instant()))));
+        if (result.rowCount() != 1) {
+            throw new StaleClaimException(outboxId);
+        }
+    }
+
+    @Override
+    public void markFailed(String outboxId, UUID claimToken, String failure, Instant retryAt) {
+        var result = Pg.await(pool.preparedQuery(MARK_FAILED)
+                .execute(Tuple.of(outboxId, claimToken, failure, Pg.at(retryAt), Pg.at(clock.instant()))));
+        if (result.rowCount() != 1) {
+            throw new StaleClaimException(outboxId);
+        }
+    }
+
+    @Override
+    public Optional<OutboxRow> find(String outboxId) {
+        return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(outboxId)))).stream().findFirst();
+    }
+
+    @Override
+    public List<OutboxFailure> failures(String outboxId) {
+        List<OutboxFailure> failures = new ArrayList<>();
+        for (Row row : Pg.await(pool.preparedQuery(FAILURES).execute(Tuple.of(outboxId)))) {
+            failures.add(new OutboxFailure(row.getString("outbox_id"), row.getInteger("attempt"),
+                    Pg.instant(row, "failed_at"), row.getString("failure"), row.getBoolean("parked")));
+        }
+        return failures;
+    }
+
+    @Override
+    public List<OutboxRow> dead(DeadRowQuery query) {
+        return map(Pg.await(pool.preparedQuery(DEAD).execute(Tuple.of(query.loadId(), query.actionType(),
+                Pg.at(query.since()), query.limit(), query.offset()))));
+    }
+
+    @Override
+    public boolean replay(String outboxId, Instant now) {
+        return Pg.await(pool.preparedQuery(REPLAY_ONE).execute(Tuple.of(outboxId, Pg.at(now)))).rowCount() == 1;
+    }
+
+    @Override
+    public int replay(DeadRowQuery query, Instant now) {
+        return Pg.await(pool.preparedQuery(REPLAY_MATCHING).execute(Tuple.of(query.loadId(), query.actionType(),
+                Pg.at(query.since()), Pg.at(now)))).rowCount();
+    }
+
+    @Override
+    public int pruneDispatched(Instant before, int batchSize) {
+        return Pg.await(pool.preparedQuery(PRUNE_DISPATCHED).execute(Tuple.of(Pg.at(before), batchSize))).rowCount();
+    }
+
+    private static List<OutboxRow> map(RowSet<Row> rows) {
+        List<OutboxRow> result = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            result.add(new OutboxRow(row.getString("outbox_id"), row.getString("load_id"), row.getString("action_type"),
+                    row.getString("channel"), row.getString("payload"), OutboxStatus.fromWire(row.getString("status")),
+                    row.getInteger("attempts"), Pg.instant(row, "available_at"), Pg.instant(row, "first_attempt_at"),
+                    row.getUUID("claim_token"), Pg.instant(row, "claimed_until"), row.getString("last_failure"),
+                    row.getString("receipt"), Pg.instant(row, "dispatched_at"), Pg.instant(row, "dead_at"),
+                    row.getString("correlation_id"), row.getString("causation_id"), Pg.instant(row, "created_at")));
+        }
+        return result;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.loadflow.store.queue;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The load queue: at-least-once, FIFO per load (message group = load id), parallel across
+ * loads, with a visibility timeout.
+ *
+ * <p>Concurrency contract: at most one message per load is in flight. A load's next message
+ * is not handed out until the one in flight is acked, released, or its visibility timeout
+ * ends (then the same message is delivered again, with a new receipt handle). Messages of
+ * different loads are handed out in parallel. {@link #enqueue} is idempotent on
+ * {@code (loadId, messageId)} while the message is queued. Calls block; call them from a
+ * worker or virtual thread.
+ */
+public interface LoadQueue {
+
+    /** Queues {@code message}; false if a message with its id is already queued for its load. */
+    boolean enqueue(QueueMessage message);
+
+    /**
+     * Hands out up to {@code max} messages, at most one per load, each the oldest of its load.
+     * When none is visible, waits up to {@code wait} for one (long polling), then returns what
+     * there is, possibly nothing.
+     */
+    List<ReceivedMessage> receive(int max, Duration wait);
+
+    /** Deletes the delivered message; false if the handle is stale (the message was redelivered or acked). */
+    boolean ack(String receiptHandle);
+
+    /** Gives the message back: its load is visible again after {@code delay}. False if the handle is stale. */
+    boolean release(String receiptHandle, Duration delay);
+
+    /** Keeps the message invisible for {@code visibility} from now. False if the handle is stale. */
+    boolean extend(String receiptHandle, Duration visibility);
+
+    QueueStats stats();
+}

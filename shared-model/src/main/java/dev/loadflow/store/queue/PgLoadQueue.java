@@ -1,0 +1,183 @@
+package dev.loadflow.store.queue;
+
+import dev.loadflow.store.pg.Pg;
+import dev.loadflow.store.pg.WakeupSignal;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@link LoadQueue} on PostgreSQL, in the same database as the log.
+ *
+ * <p>{@code load_queue_group} holds one row per load with queued messages; its
+ * {@code visible_at} is the group's visibility. Receiving locks visible groups with
+ * {@code SKIP LOCKED}, hands out each group's head message and hides the group until the
+ * visibility timeout; acking deletes the head and makes the group visible at once. So a load
+ * never has two messages in flight, and a busy load's backlog is never scanned.
+ *
+ * <p>Locks are always taken group first, then message (receive, ack, enqueue), so the
+ * operations never deadlock each other. Receiving locks the groups in one statement and reads
+ * their heads in the next: that statement's snapshot sees every enqueue that committed before
+ * the lock, and later enqueues wait for it, so a group is deleted only when truly empty.
+ */
+public final class PgLoadQueue implements LoadQueue {
+
+    /** Creates the group if needed and takes its lock, then inserts the message. */
+    static final String ENQUEUE = """
+            WITH grp AS (
+                INSERT INTO load_queue_group (load_id, visible_at) VALUES ($1, $4)
+                ON CONFLICT (load_id) DO UPDATE SET load_id = excluded.load_id
+                RETURNING load_id)
+            INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
+            SELECT grp.load_id, $2, $3::jsonb, $4 FROM grp
+            ON CONFLICT (load_id, message_id) DO NOTHING""";
+
+    static final String LOCK_VISIBLE_GROUPS = """
+            SELECT load_id FROM load_queue_group
+            WHERE visible_at <= $1
+            ORDER BY visible_at
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED""";
+
+    /** $1 the locked groups, $2 the end of the visibility timeout. */
+    static final String DELIVER_HEADS = """
+            WITH heads AS (
+                SELECT grp.load_id, head.id
+                FROM unnest($1::text[]) AS grp(load_id)
+                LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id
+                                   ORDER BY q.id LIMIT 1) head ON true),
+            delivered AS (
+                UPDATE load_queue q SET receipt_handle = gen_random_uuid(), receive_count = q.receive_count + 1
+                FROM heads WHERE q.id = heads.id
+                RETURNING q.id, q.load_id, q.message_id, q.body, q.receipt_handle, q.receive_count, q.enqueued_at),
+            hidden AS (
+                UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = d.receipt_handle
+                FROM delivered d WHERE g.load_id = d.load_id),
+            emptied AS (
+                DELETE FROM load_queue_group g USING heads
+                WHERE g.load_id = heads.load_id AND heads.id IS NULL)
+            SELECT id, load_id, message_id, body::text AS body, receipt_handle, receive_count, enqueued_at
+            FROM delivered ORDER BY id""";
+
+    static final String ACK = """
+            WITH grp AS (
+                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
+                WHERE in_flight_handle = $1
+                RETURNING load_id)
+            DELETE FROM load_queue q USING grp
+            WHERE q.load_id = grp.load_id AND q.receipt_handle = $1""";
+
+    static final String RELEASE = """
+            UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL WHERE in_flight_handle = $1""";
+
+    static final String EXTEND = "UPDATE load_queue_group SET visible_at = $2 WHERE in_flight_handle = $1";
+
+    static final String STATS = "SELECT count(*) AS depth, min(enqueued_at) AS oldest FROM load_queue";
+
+    /** How often a long poll looks again when no NOTIFY arrives (a visibility timeout ends silently). */
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+
+    private final Pool pool;
+    private final Clock clock;
+    private final Duration visibilityTimeout;
+    private final WakeupSignal wakeup;
+
+    /**
+     * @param visibilityTimeout how long a delivered message stays hidden (longer than a run's deadline)
+     * @param wakeup            fired when messages are enqueued (NOTIFY {@code loadflow_queue}); a
+     *                          signal nobody fires leaves long polls to poll
+     */
+    public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup) {
+        if (visibilityTimeout.isNegative() || visibilityTimeout.isZero()) {
+            throw new IllegalArgumentException("the visibility timeout must be positive, got " + visibilityTimeout);
+        }
+        this.pool = pool;
+        this.clock = clock;
+        this.visibilityTimeout = visibilityTimeout;
+        this.wakeup = wakeup;
+    }
+
+    @Override
+    public boolean enqueue(QueueMessage message) {
+        return Pg.await(pool.preparedQuery(ENQUEUE).execute(Tuple.of(message.loadId(), message.messageId(),
+                message.body(), Pg.at(clock.instant())))).rowCount() == 1;
+    }
+
+    @Override
+    public List<ReceivedMessage> receive(int max, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            long seen = wakeup.generation();
+            List<ReceivedMessage> received = receiveNow(max);
+            long remaining = deadline - System.nanoTime();
+            if (!received.isEmpty() || remaining <= 0) {
+                return received;
+            }
+            wakeup.awaitAfter(seen, Duration.ofNanos(Math.min(remaining, POLL_INTERVAL.toNanos())));
+        }
+    }
+
+    private List<ReceivedMessage> receiveNow(int max) {
+        Instant now = clock.instant();
+        RowSet<Row> rows = Pg.await(pool.withTransaction(conn -> conn.preparedQuery(LOCK_VISIBLE_GROUPS)
+                .execute(Tuple.of(Pg.at(now), max))
+                .compose(groups -> {
+                    if (groups.size() == 0) {
+                        return Future.succeededFuture(null);
+                    }
+                    List<String> loadIds = new ArrayList<>(groups.size());
+                    groups.forEach(row -> loadIds.add(row.getString("load_id")));
+                    return conn.preparedQuery(DELIVER_HEADS).execute(Tuple.of(loadIds.toArray(String[]::new),
+                            Pg.at(now.plus(visibilityTimeout))));
+                })));
+        List<ReceivedMessage> received = new ArrayList<>();
+        if (rows != null) {
+            for (Row row : rows) {
+                received.add(new ReceivedMessage(row.getString("load_id"), row.getString("message_id"),
+                        row.getString("body"), row.getUUID("receipt_handle").toString(),
+                        row.getInteger("receive_count"), Pg.instant(row, "enqueued_at")));
+            }
+        }
+        return received;
+    }
+
+    @Override
+    public boolean ack(String receiptHandle) {
+        return update(ACK, receiptHandle, clock.instant());
+    }
+
+    @Override
+    public boolean release(String receiptHandle, Duration delay) {
+        return update(RELEASE, receiptHandle, clock.instant().plus(delay));
+    }
+
+    @Override
+    public boolean extend(String receiptHandle, Duration visibility) {
+        return update(EXTEND, receiptHandle, clock.instant().plus(visibility));
+    }
+
+    @Override
+    public QueueStats stats() {
+        Row row = Pg.await(pool.preparedQuery(STATS).execute()).iterator().next();
+        return new QueueStats(row.getLong("depth"), Optional.ofNullable(Pg.instant(row, "oldest")));
+    }
+
+    private boolean update(String sql, String receiptHandle, Instant at) {
+        java.util.UUID handle;
+        try {
+            handle = java.util.UUID.fromString(receiptHandle);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        return Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle, Pg.at(at)))).rowCount() == 1;
+    }
+}

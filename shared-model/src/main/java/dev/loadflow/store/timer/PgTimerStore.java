@@ -1,0 +1,136 @@
+package dev.loadflow.store.timer;
+
+import dev.loadflow.model.id.TimerId;
+import dev.loadflow.store.pg.Pg;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@link TimerStore} on PostgreSQL. Due timers are claimed in one statement with
+ * {@code FOR UPDATE SKIP LOCKED} and a lease ({@code claimed_until}); schedule and cancel are
+ * upserts, so each is idempotent and a cancel that overtakes its schedule still wins.
+ */
+public final class PgTimerStore implements TimerStore {
+
+    private static final String COLUMNS =
+            "timer_id, fire_at, status, fired_at, cancelled_at, created_at, correlation_id";
+
+    static final String SCHEDULE = """
+            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id)
+            VALUES ($1, $2, $3, $4, $5, 'scheduled', $6, $7)
+            ON CONFLICT (timer_id) DO NOTHING""";
+
+    /** A cancel of an unknown timer leaves a tombstone, so its late schedule does nothing. */
+    static final String CANCEL = """
+            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
+            VALUES ($1, $2, $3, $4, $5, 'cancelled', $5, $5)
+            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = $5, claimed_until = NULL
+                WHERE timers.status = 'scheduled'""";
+
+    static final String CLAIM_DUE = """
+            UPDATE timers SET claimed_until = $2
+            WHERE timer_id IN (SELECT timer_id FROM timers
+                               WHERE status = 'scheduled' AND fire_at <= $1
+                                 AND (claimed_until IS NULL OR claimed_until <= $1)
+                               ORDER BY fire_at
+                               LIMIT $3
+                               FOR UPDATE SKIP LOCKED)
+            RETURNING\s""" + COLUMNS;
+
+    static final String MARK_FIRED = """
+            UPDATE timers SET status = 'fired', fired_at = $2, claimed_until = NULL
+            WHERE timer_id = $1 AND status = 'scheduled'""";
+
+    static final String FIND = "SELECT " + COLUMNS + " FROM timers WHERE timer_id = $1";
+
+    static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM timers WHERE load_id = $1 ORDER BY fire_at, timer_id";
+
+    static final String NEXT_FIRE_AT = """
+            SELECT fire_at FROM timers WHERE status = 'scheduled' ORDER BY fire_at LIMIT 1""";
+
+    static final String PRUNE = """
+            DELETE FROM timers WHERE timer_id IN (
+                SELECT timer_id FROM timers
+                WHERE status <> 'scheduled' AND coalesce(fired_at, cancelled_at) < $1 LIMIT $2)""";
+
+    private final Pool pool;
+    private final Clock clock;
+    private final Duration claimLease;
+
+    /** @param claimLease how long a pump's claim on a due timer holds before another pump may fire it */
+    public PgTimerStore(Pool pool, Clock clock, Duration claimLease) {
+        if (claimLease.isNegative() || claimLease.isZero()) {
+            throw new IllegalArgumentException("the claim lease must be positive, got " + claimLease);
+        }
+        this.pool = pool;
+        this.clock = clock;
+        this.claimLease = claimLease;
+    }
+
+    @Override
+    public boolean schedule(Timer timer) {
+        TimerId id = timer.timerId();
+        return Pg.await(pool.preparedQuery(SCHEDULE).execute(Tuple.of(id.toString(), id.loadId(), id.askId().toString(),
+                id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()), timer.correlationId()))).rowCount() == 1;
+    }
+
+    @Override
+    public boolean cancel(TimerId timerId, Instant now) {
+        return Pg.await(pool.preparedQuery(CANCEL).execute(Tuple.of(timerId.toString(), timerId.loadId(),
+                timerId.askId().toString(), timerId.attempt(), Pg.at(now)))).rowCount() == 1;
+    }
+
+    @Override
+    public List<Timer> due(Instant now, int limit) {
+        List<Timer> due = map(Pg.await(pool.preparedQuery(CLAIM_DUE)
+                .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(claimLease)), limit))));
+        due.sort(Comparator.comparing(Timer::fireAt));
+        return due;
+    }
+
+    @Override
+    public boolean markFired(TimerId timerId, Instant now) {
+        return Pg.await(pool.preparedQuery(MARK_FIRED).execute(Tuple.of(timerId.toString(), Pg.at(now)))).rowCount() == 1;
+    }
+
+    @Override
+    public Optional<Timer> find(TimerId timerId) {
+        return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(timerId.toString())))).stream().findFirst();
+    }
+
+    @Override
+    public List<Timer> forLoad(String loadId) {
+        return map(Pg.await(pool.preparedQuery(FOR_LOAD).execute(Tuple.of(loadId))));
+    }
+
+    @Override
+    public Optional<Instant> nextFireAt() {
+        var rows = Pg.await(pool.preparedQuery(NEXT_FIRE_AT).execute());
+        return rows.size() == 0 ? Optional.empty() : Optional.of(Pg.instant(rows.iterator().next(), "fire_at"));
+    }
+
+    @Override
+    public int prune(Instant before, int batchSize) {
+        return Pg.await(pool.preparedQuery(PRUNE).execute(Tuple.of(Pg.at(before), batchSize))).rowCount();
+    }
+
+    private static List<Timer> map(RowSet<Row> rows) {
+        List<Timer> timers = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            timers.add(new Timer(TimerId.parse(row.getString("timer_id")), Pg.instant(row, "fire_at"),
+                    TimerStatus.fromWire(row.getString("status")), Pg.instant(row, "fired_at"),
+                    Pg.instant(row, "cancelled_at"), Pg.instant(row, "created_at"), row.getString("correlation_id")));
+        }
+        return timers;
+    }
+}

