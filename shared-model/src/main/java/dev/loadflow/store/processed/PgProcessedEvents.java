@@ -42,7 +42,7 @@ public final class PgProcessedEvents implements ProcessedEvents {
     public Set<String> handledBy(String eventId, Collection<String> handlers) {
         Set<String> handled = new HashSet<>();
         for (Row row : Pg.await(pool.preparedQuery(HANDLED_BY)
-                .execute(Tuple.of(eventId, handlers.toArray(String[]::new))))) {
+                .execute(Tuple.tuple().addString(eventId).addArrayOfString(handlers.toArray(String[]::new))))) {
             handled.add(row.getString("handler_name"));
         }
         return handled;

@@ -38,7 +38,7 @@ public final class PgLoadQueue implements LoadQueue {
                 ON CONFLICT (load_id) DO UPDATE SET load_id = excluded.load_id
                 RETURNING load_id)
             INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
-            SELECT grp.load_id, $2, $3::jsonb, $4 FROM grp
+            SELECT grp.load_id, $2, $3::text::jsonb, $4 FROM grp
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
     static final String LOCK_VISIBLE_GROUPS = """
@@ -136,7 +136,7 @@ public final class PgLoadQueue implements LoadQueue {
                     }
                     List<String> loadIds = new ArrayList<>(groups.size());
                     groups.forEach(row -> loadIds.add(row.getString("load_id")));
-                    return conn.preparedQuery(DELIVER_HEADS).execute(Tuple.of(loadIds.toArray(String[]::new),
+                    return conn.preparedQuery(DELIVER_HEADS).execute(Tuple.tuple().addArrayOfString(loadIds.toArray(String[]::new)).addOffsetDateTime(
                             Pg.at(now.plus(visibilityTimeout))));
                 })));
         List<ReceivedMessage> received = new ArrayList<>();

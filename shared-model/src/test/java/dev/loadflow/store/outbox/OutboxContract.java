@@ -1,0 +1,307 @@
+package dev.loadflow.store.outbox;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.eventlog.EventStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.loadflow.testing.Fixtures.decision;
+import static dev.loadflow.testing.Fixtures.etaAsk;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static dev.loadflow.testing.Fixtures.outboxRows;
+import static dev.loadflow.testing.Fixtures.ping;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The {@link Outbox} contract (ADR 0003 "Transactional outbox" and "Claims, leases and the
+ * retry budget"). Rows are staged the way production stages them: by an event store append.
+ */
+public abstract class OutboxContract {
+
+    protected static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
+    protected static final Duration LEASE = Duration.ofSeconds(90);
+
+    protected final FakeClock clock = FakeClock.at(T0);
+    private Outbox outbox;
+    private EventStore events;
+
+    /** The outbox under test, with claims of {@code lease}. */
+    protected abstract Outbox outbox(Clock clock, Duration lease);
+
+    /** The event store of the same backend, which stages outbox rows. */
+    protected abstract EventStore eventStore(Clock clock);
+
+    protected abstract void reset();
+
+    @BeforeEach
+    final void setUp() {
+        reset();
+        outbox = outbox(clock, LEASE);
+        events = eventStore(clock);
+    }
+
+    /** Stages one ETA ask (send_sms + set_timer) for a new load; returns the send_sms id. */
+    private String stageAsk(Instant availableAt) {
+        String load = newLoadId();
+        InboundEvent ping = ping(load, "ping_0700", availableAt);
+        List<Action> actions = etaAsk(ping, availableAt);
+        events.append(load, List.of(ping, decision(ping, availableAt, actions)), 0,
+                outboxRows(load, actions, availableAt, ping.eventId()));
+        return load + "/ask:eta_request:ping_0700/1/send_sms";
+    }
+
+    private OutboxRow claimOnly(String outboxId) {
+        List<OutboxRow> claimed = outbox.pending(100, clock.instant());
+        assertThat(claimed).extracting(OutboxRow::outboxId).contains(outboxId);
+        return claimed.stream().filter(r -> r.outboxId().equals(outboxId)).findFirst().orElseThrow();
+    }
+
+    @Test
+    final void pendingClaimsDueRowsWithFreshTokensAndALease() {
+        String sms = stageAsk(T0);
+
+        List<OutboxRow> claimed = outbox.pending(10, T0);
+
+        assertThat(claimed).hasSize(2);
+        assertThat(claimed).extracting(OutboxRow::claimToken).doesNotContainNull().doesNotHaveDuplicates();
+        OutboxRow row = claimed.stream().filter(r -> r.outboxId().equals(sms)).findFirst().orElseThrow();
+        assertThat(row.claimedUntil()).isEqualTo(T0.plus(LEASE));
+        assertThat(row.attempts()).isEqualTo(1);
+        assertThat(row.firstAttemptAt()).isEqualTo(T0);
+        assertThat(row.actionType()).isEqualTo("send_sms");
+        assertThat(row.channel()).isEqualTo("sms");
+        assertThat(row.payload()).contains("\"to\"").contains("+15550100");
+    }
+
+    @Test
+    final void rowsNotYetAvailableAreNotClaimed() {
+        stageAsk(T0.plusSeconds(10));
+
+        assertThat(outbox.pending(10, T0)).isEmpty();
+        assertThat(outbox.pending(10, T0.plusSeconds(10))).hasSize(2);
+    }
+
+    @Test
+    final void aClaimedRowIsNotHandedOutAgainWhileItsLeaseHolds() {
+        stageAsk(T0);
+        assertThat(outbox.pending(10, T0)).hasSize(2);
+
+        assertThat(outbox.pending(10, T0.plus(LEASE).minusMillis(1))).isEmpty();
+    }
+
+    @Test
+    final void aClaimAfterTheLeaseTakesTheRowOverAndTheOldTokenIsStale() {
+        String sms = stageAsk(T0);
+        OutboxRow first = claimOnly(sms);
+        clock.advance(LEASE);
+
+        OutboxRow second = claimOnly(sms);
+
+        assertThat(second.claimToken()).isNotEqualTo(first.claimToken());
+        assertThat(second.attempts()).isEqualTo(2);
+        assertThat(outbox.isClaimHeld(sms, first.claimToken(), clock.instant())).isFalse();
+        assertThatThrownBy(() -> outbox.markDispatched(sms, first.claimToken(), "late receipt"))
+                .isInstanceOf(StaleClaimException.class);
+        assertThatThrownBy(() -> outbox.markFailed(sms, first.claimToken(), "late failure", null))
+                .isInstanceOf(StaleClaimException.class);
+        OutboxRow unchanged = outbox.find(sms).orElseThrow();
+        assertThat(unchanged.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(unchanged.claimToken()).isEqualTo(second.claimToken());
+        assertThat(unchanged.receipt()).isNull();
+        assertThat(outbox.failures(sms)).isEmpty();
+
+        outbox.markDispatched(sms, second.claimToken(), "msg-1");
+        assertThat(outbox.find(sms).orElseThrow().receipt()).isEqualTo("msg-1");
+    }
+
+    @Test
+    final void theClaimIsHeldUntilTheLeaseEndsOrTheRowIsMarked() {
+        String sms = stageAsk(T0);
+        OutboxRow row = claimOnly(sms);
+
+        assertThat(outbox.isClaimHeld(sms, row.claimToken(), T0.plusSeconds(89))).isTrue();
+        assertThat(outbox.isClaimHeld(sms, row.claimToken(), T0.plus(LEASE))).isFalse();
+        assertThat(outbox.isClaimHeld(sms, UUID.randomUUID(), T0)).isFalse();
+        outbox.markDispatched(sms, row.claimToken(), "msg-1");
+        assertThat(outbox.isClaimHeld(sms, row.claimToken(), T0)).isFalse();
+    }
+
+    @Test
+    final void markDispatchedKeepsTheReceiptAndTheRowIsNeverClaimedAgain() {
+        String sms = stageAsk(T0);
+        OutboxRow row = claimOnly(sms);
+        clock.advance(Duration.ofSeconds(2));
+
+        outbox.markDispatched(sms, row.claimToken(), "{\"messageId\":\"m-1\"}");
+
+        OutboxRow done = outbox.find(sms).orElseThrow();
+        assertThat(done.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(done.receipt()).isEqualTo("{\"messageId\":\"m-1\"}");
+        assertThat(done.dispatchedAt()).isEqualTo(T0.plusSeconds(2));
+        assertThat(done.claimToken()).isNull();
+        assertThat(outbox.pending(10, T0.plus(Duration.ofDays(1)))).extracting(OutboxRow::outboxId).doesNotContain(sms);
+        assertThatThrownBy(() -> outbox.markDispatched(sms, row.claimToken(), "again"))
+                .isInstanceOf(StaleClaimException.class);
+    }
+
+    @Test
+    final void aFailureWithRetryAtBacksOffAndFirstAttemptAtStaysAtTheFirstClaim() {
+        String sms = stageAsk(T0);
+        OutboxRow first = claimOnly(sms);
+        clock.advance(Duration.ofSeconds(1));
+
+        outbox.markFailed(sms, first.claimToken(), "503 Service Unavailable", T0.plusSeconds(5));
+
+        OutboxRow backedOff = outbox.find(sms).orElseThrow();
+        assertThat(backedOff.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(backedOff.availableAt()).isEqualTo(T0.plusSeconds(5));
+        assertThat(backedOff.lastFailure()).isEqualTo("503 Service Unavailable");
+        assertThat(backedOff.claimToken()).isNull();
+        assertThat(outbox.pending(10, T0.plusSeconds(4))).extracting(OutboxRow::outboxId).doesNotContain(sms);
+
+        clock.set(T0.plusSeconds(5));
+        OutboxRow retry = claimOnly(sms);
+        assertThat(retry.attempts()).isEqualTo(2);
+        assertThat(retry.firstAttemptAt()).isEqualTo(T0);
+        assertThat(outbox.failures(sms)).singleElement().satisfies(f -> {
+            assertThat(f.attempt()).isEqualTo(1);
+            assertThat(f.failedAt()).isEqualTo(T0.plusSeconds(1));
+            assertThat(f.parked()).isFalse();
+        });
+    }
+
+    @Test
+    final void aParkedRowIsNeverClaimedUntilReplayedWithAFreshBudgetAndTheSameKey() {
+        String sms = stageAsk(T0);
+        OutboxRow row = claimOnly(sms);
+        clock.advance(Duration.ofSeconds(1));
+        outbox.markFailed(sms, row.claimToken(), "400 Bad Request: invalid number", null);
+
+        OutboxRow dead = outbox.find(sms).orElseThrow();
+        assertThat(dead.status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(dead.deadAt()).isEqualTo(T0.plusSeconds(1));
+        assertThat(outbox.pending(100, T0.plus(Duration.ofDays(30)))).extracting(OutboxRow::outboxId).doesNotContain(sms);
+        assertThat(outbox.failures(sms)).singleElement().extracting(OutboxFailure::parked).isEqualTo(true);
+
+        clock.advance(Duration.ofMinutes(10));
+        assertThat(outbox.replay(sms, clock.instant())).isTrue();
+        assertThat(outbox.replay(sms, clock.instant())).as("a pending row is not replayed twice").isFalse();
+
+        OutboxRow replayed = claimOnly(sms);
+        assertThat(replayed.outboxId()).isEqualTo(sms);
+        assertThat(replayed.attempts()).isEqualTo(1);
+        assertThat(replayed.firstAttemptAt()).isEqualTo(clock.instant());
+        assertThat(outbox.failures(sms)).as("history survives the replay").hasSize(1);
+    }
+
+    @Test
+    final void deadRowsAreListedByFilterAndPagedAndReplayedInBulk() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(stageAsk(T0));
+        }
+        for (OutboxRow row : outbox.pending(100, T0)) {
+            clock.advance(Duration.ofSeconds(1));
+            outbox.markFailed(row.outboxId(), row.claimToken(), "permanent", null);
+        }
+        String firstLoad = ids.get(0).substring(0, ids.get(0).indexOf('/'));
+
+        assertThat(outbox.dead(DeadRowQuery.all(100))).hasSize(10);
+        assertThat(outbox.dead(new DeadRowQuery(firstLoad, null, null, 0, 100))).hasSize(2);
+        assertThat(outbox.dead(new DeadRowQuery(null, "send_sms", null, 0, 100)))
+                .extracting(OutboxRow::outboxId).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(outbox.dead(new DeadRowQuery(null, null, T0.plusSeconds(9), 0, 100))).hasSize(2);
+        List<OutboxRow> page1 = outbox.dead(new DeadRowQuery(null, null, null, 0, 4));
+        List<OutboxRow> page3 = outbox.dead(new DeadRowQuery(null, null, null, 8, 4));
+        assertThat(page1).hasSize(4);
+        assertThat(page3).hasSize(2);
+        assertThat(page1.get(0).deadAt()).isAfterOrEqualTo(page1.get(3).deadAt());
+
+        assertThat(outbox.replay(new DeadRowQuery(null, "send_sms", null, 0, 1), clock.instant())).isEqualTo(5);
+        assertThat(outbox.dead(DeadRowQuery.all(100))).extracting(OutboxRow::actionType).containsOnly("set_timer");
+        assertThat(outbox.pending(100, clock.instant())).extracting(OutboxRow::outboxId).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
+    @Test
+    final void pruneDeletesOnlyDispatchedRowsOlderThanTheCutoffInBatches() {
+        for (int i = 0; i < 3; i++) {
+            stageAsk(T0);
+        }
+        List<OutboxRow> claimed = outbox.pending(100, T0);
+        for (OutboxRow row : claimed) {
+            if (row.actionType().equals("send_sms")) {
+                outbox.markDispatched(row.outboxId(), row.claimToken(), "ok");
+            } else {
+                outbox.markFailed(row.outboxId(), row.claimToken(), "gone", null);
+            }
+        }
+        clock.advance(Duration.ofDays(8));
+        String fresh = stageAsk(clock.instant());
+        OutboxRow freshRow = claimOnly(fresh);
+        outbox.markDispatched(fresh, freshRow.claimToken(), "ok");
+
+        assertThat(outbox.pruneDispatched(clock.instant().minus(Duration.ofDays(7)), 2)).isEqualTo(2);
+        assertThat(outbox.pruneDispatched(clock.instant().minus(Duration.ofDays(7)), 2)).isEqualTo(1);
+        assertThat(outbox.pruneDispatched(clock.instant().minus(Duration.ofDays(7)), 2)).isZero();
+
+        assertThat(outbox.find(fresh)).isPresent();
+        assertThat(outbox.dead(DeadRowQuery.all(100))).hasSize(3);
+    }
+
+    @Test
+    final void eightClaimersAndAThousandRowsClaimEachRowExactlyOnce() throws Exception {
+        for (int i = 0; i < 500; i++) {
+            stageAsk(T0);
+        }
+        Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+        List<Callable<Integer>> claimers = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            claimers.add(() -> {
+                int mine = 0;
+                while (true) {
+                    List<OutboxRow> batch = outbox.pending(7, T0);
+                    if (batch.isEmpty()) {
+                        return mine;
+                    }
+                    for (OutboxRow row : batch) {
+                        claims.computeIfAbsent(row.outboxId(), k -> new AtomicInteger()).incrementAndGet();
+                        outbox.markDispatched(row.outboxId(), row.claimToken(), "ok");
+                        mine++;
+                    }
+                }
+            });
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Integer> perClaimer = new ArrayList<>();
+        try {
+            for (Future<Integer> done : pool.invokeAll(claimers)) {
+                perClaimer.add(done.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(claims).hasSize(1000);
+        assertThat(claims.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        assertThat(perClaimer.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1000);
+        assertThat(perClaimer.stream().filter(n -> n > 0).count()).as("claimers that got work").isGreaterThan(1);
+        assertThat(outbox.pending(10, T0.plus(Duration.ofDays(1)))).isEmpty();
+    }
+}

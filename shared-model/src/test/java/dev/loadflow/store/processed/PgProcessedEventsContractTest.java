@@ -1,0 +1,20 @@
+package dev.loadflow.store.processed;
+
+import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class PgProcessedEventsContractTest extends ProcessedEventsContract {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("processed");
+
+    @Override
+    protected ProcessedEvents processedEvents() {
+        return new PgProcessedEvents(PG.pool());
+    }
+
+    @Override
+    protected void reset() {
+        PG.database().truncateAll();
+    }
+}

@@ -1,0 +1,266 @@
+package dev.loadflow.store.queue;
+
+import dev.loadflow.model.time.FakeClock;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@link LoadQueue} contract: FIFO per load with at most one message in flight per load,
+ * parallel across loads, at-least-once with a visibility timeout. The PostgreSQL queue runs it
+ * now; the SQS FIFO queue plugs into the same suite.
+ */
+public abstract class LoadQueueContract {
+
+    protected static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
+    protected static final Duration VISIBILITY = Duration.ofMinutes(5);
+
+    protected final FakeClock clock = FakeClock.at(T0);
+    private LoadQueue queue;
+
+    protected abstract LoadQueue loadQueue(Clock clock, Duration visibilityTimeout);
+
+    protected abstract void reset();
+
+    @BeforeEach
+    final void setUp() {
+        reset();
+        queue = loadQueue(clock, VISIBILITY);
+    }
+
+    private static QueueMessage message(String load, String id) {
+        return new QueueMessage(load, id, "{\"eventId\":\"" + id + "\",\"loadId\":\"" + load + "\"}");
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode json(String text) {
+        return dev.loadflow.model.json.JsonReader.parse(text).node();
+    }
+
+    private List<ReceivedMessage> receiveNow(int max) {
+        return queue.receive(max, Duration.ZERO);
+    }
+
+    @Test
+    final void aMessageIsReceivedOnceAndLeavesTheQueueWhenAcked() {
+        String load = newLoadId();
+        assertThat(queue.enqueue(message(load, "ping_0700"))).isTrue();
+
+        List<ReceivedMessage> received = receiveNow(10);
+
+        assertThat(received).singleElement().satisfies(m -> {
+            assertThat(m.loadId()).isEqualTo(load);
+            assertThat(m.messageId()).isEqualTo("ping_0700");
+            assertThat(json(m.body())).isEqualTo(json(message(load, "ping_0700").body()));
+            assertThat(m.receiveCount()).isEqualTo(1);
+            assertThat(m.enqueuedAt()).isEqualTo(T0);
+        });
+        assertThat(queue.ack(received.get(0).receiptHandle())).isTrue();
+        assertThat(queue.ack(received.get(0).receiptHandle())).isFalse();
+        assertThat(queue.stats().depth()).isZero();
+        assertThat(receiveNow(10)).isEmpty();
+    }
+
+    @Test
+    final void enqueueIsIdempotentOnTheMessageIdWhileQueued() {
+        String load = newLoadId();
+
+        assertThat(queue.enqueue(message(load, "ping_0700"))).isTrue();
+        assertThat(queue.enqueue(message(load, "ping_0700"))).isFalse();
+
+        assertThat(queue.stats().depth()).isEqualTo(1);
+    }
+
+    @Test
+    final void aLoadsNextMessageWaitsUntilTheOneInFlightIsAcked() {
+        String load = newLoadId();
+        queue.enqueue(message(load, "m1"));
+        queue.enqueue(message(load, "m2"));
+        queue.enqueue(message(load, "m3"));
+
+        List<ReceivedMessage> first = receiveNow(10);
+        assertThat(first).extracting(ReceivedMessage::messageId).containsExactly("m1");
+        assertThat(receiveNow(10)).as("m2 while m1 is in flight").isEmpty();
+
+        queue.ack(first.get(0).receiptHandle());
+        List<ReceivedMessage> second = receiveNow(10);
+        assertThat(second).extracting(ReceivedMessage::messageId).containsExactly("m2");
+        queue.ack(second.get(0).receiptHandle());
+        assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("m3");
+    }
+
+    @Test
+    final void differentLoadsAreHandedOutInParallel() {
+        List<String> loads = List.of(newLoadId(), newLoadId(), newLoadId());
+        for (String load : loads) {
+            queue.enqueue(message(load, "a"));
+            queue.enqueue(message(load, "b"));
+        }
+
+        List<ReceivedMessage> received = receiveNow(10);
+
+        assertThat(received).extracting(ReceivedMessage::loadId).containsExactlyInAnyOrderElementsOf(loads);
+        assertThat(received).extracting(ReceivedMessage::messageId).containsOnly("a");
+    }
+
+    @Test
+    final void anUnackedMessageComesBackAfterTheVisibilityTimeoutWithANewHandle() {
+        String load = newLoadId();
+        queue.enqueue(message(load, "m1"));
+        queue.enqueue(message(load, "m2"));
+        ReceivedMessage first = receiveNow(10).get(0);
+
+        clock.advance(VISIBILITY.minusSeconds(1));
+        assertThat(receiveNow(10)).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        List<ReceivedMessage> again = receiveNow(10);
+
+        assertThat(again).singleElement().satisfies(m -> {
+            assertThat(m.messageId()).isEqualTo("m1");
+            assertThat(m.receiveCount()).isEqualTo(2);
+            assertThat(m.receiptHandle()).isNotEqualTo(first.receiptHandle());
+        });
+        assertThat(queue.ack(first.receiptHandle())).as("the first delivery's late ack").isFalse();
+        assertThat(queue.stats().depth()).isEqualTo(2);
+        assertThat(queue.ack(again.get(0).receiptHandle())).isTrue();
+        assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("m2");
+    }
+
+    @Test
+    final void aReleasedMessageComesBackAfterItsDelay() {
+        String load = newLoadId();
+        queue.enqueue(message(load, "m1"));
+        ReceivedMessage first = receiveNow(10).get(0);
+
+        assertThat(queue.release(first.receiptHandle(), Duration.ofSeconds(10))).isTrue();
+
+        clock.advance(Duration.ofSeconds(9));
+        assertThat(receiveNow(10)).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("m1");
+        assertThat(queue.ack(first.receiptHandle())).isFalse();
+    }
+
+    @Test
+    final void extendingTheVisibilityKeepsALongRunsMessageHidden() {
+        String load = newLoadId();
+        queue.enqueue(message(load, "m1"));
+        ReceivedMessage first = receiveNow(10).get(0);
+        clock.advance(Duration.ofMinutes(4));
+
+        assertThat(queue.extend(first.receiptHandle(), Duration.ofMinutes(10))).isTrue();
+
+        clock.advance(Duration.ofMinutes(9));
+        assertThat(receiveNow(10)).isEmpty();
+        assertThat(queue.ack(first.receiptHandle())).isTrue();
+        assertThat(queue.extend(first.receiptHandle(), Duration.ofMinutes(10))).isFalse();
+        assertThat(queue.release("not-a-handle", Duration.ZERO)).isFalse();
+    }
+
+    @Test
+    final void aLongPollReturnsAMessageEnqueuedWhileItWaits() throws Exception {
+        String load = newLoadId();
+        CompletableFuture<List<ReceivedMessage>> poll =
+                CompletableFuture.supplyAsync(() -> queue.receive(1, Duration.ofSeconds(20)));
+
+        queue.enqueue(message(load, "late"));
+
+        assertThat(poll.get(30, TimeUnit.SECONDS)).extracting(ReceivedMessage::messageId).containsExactly("late");
+    }
+
+    @Test
+    final void statsCountTheQueueAndAgeItsOldestMessage() {
+        queue.enqueue(message(newLoadId(), "a"));
+        clock.advance(Duration.ofSeconds(30));
+        queue.enqueue(message(newLoadId(), "b"));
+
+        QueueStats stats = queue.stats();
+
+        assertThat(stats.depth()).isEqualTo(2);
+        assertThat(stats.oldestEnqueuedAt()).contains(T0);
+    }
+
+    @Test
+    final void fourConsumersKeepEachLoadsOrderAndNeverOverlapOnALoad() throws Exception {
+        int loads = 20;
+        int perLoad = 50;
+        List<String> loadIds = new ArrayList<>();
+        for (int i = 0; i < loads; i++) {
+            loadIds.add(newLoadId());
+        }
+        for (int seq = 0; seq < perLoad; seq++) {
+            for (String load : loadIds) {
+                queue.enqueue(message(load, String.format("m%03d", seq)));
+            }
+        }
+        Map<String, List<String>> processed = new ConcurrentHashMap<>();
+        Set<String> inFlight = ConcurrentHashMap.newKeySet();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger released = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        List<Callable<Void>> consumers = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            Random random = new Random(c);
+            consumers.add(() -> {
+                while (done.get() < loads * perLoad) {
+                    for (ReceivedMessage m : queue.receive(5, Duration.ofMillis(100))) {
+                        if (!inFlight.add(m.loadId())) {
+                            overlaps.incrementAndGet();
+                        }
+                        if (random.nextInt(20) == 0) {
+                            // a run that fails gives its message back: it must come first again
+                            inFlight.remove(m.loadId());
+                            released.incrementAndGet();
+                            queue.release(m.receiptHandle(), Duration.ZERO);
+                            continue;
+                        }
+                        processed.computeIfAbsent(m.loadId(), k -> Collections.synchronizedList(new ArrayList<>()))
+                                .add(m.messageId());
+                        inFlight.remove(m.loadId());
+                        if (queue.ack(m.receiptHandle())) {
+                            done.incrementAndGet();
+                        }
+                    }
+                }
+                return null;
+            });
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            for (Future<Void> f : pool.invokeAll(consumers, 5, TimeUnit.MINUTES)) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        List<String> expected = new ArrayList<>();
+        for (int seq = 0; seq < perLoad; seq++) {
+            expected.add(String.format("m%03d", seq));
+        }
+        assertThat(processed).hasSize(loads);
+        assertThat(processed.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(expected));
+        assertThat(overlaps.get()).as("deliveries of a load that already had one in flight").isZero();
+        assertThat(released.get()).as("released messages that had to come back first").isPositive();
+        assertThat(queue.stats().depth()).isZero();
+    }
+}
