@@ -1,0 +1,120 @@
+package dev.loadflow.model.json;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.OutcomeStatus;
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.TimerId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class EventCodecTest {
+
+    private static final Instant RECEIVED = Instant.parse("2026-11-30T07:00:01Z");
+
+    private static final String PING = """
+            {"eventId": "ping_0700", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z",
+             "correlationId": "c-1", "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""";
+
+    @Test
+    void theDesignDocumentsPingParses() {
+        InboundEvent event = EventCodec.parseIngest("481207", PING, RECEIVED);
+
+        assertThat(event.eventId()).isEqualTo("ping_0700");
+        assertThat(event.loadId()).isEqualTo("481207");
+        assertThat(event.occurredAt()).isEqualTo(Instant.parse("2026-11-30T07:00:00Z"));
+        assertThat(event.receivedAt()).isEqualTo(RECEIVED);
+        assertThat(event.correlationId()).isEqualTo("c-1");
+        assertThat(event.payload()).isEqualTo(new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6));
+    }
+
+    @Test
+    void loadAssignedAndInboundSmsParse() {
+        InboundEvent assigned = EventCodec.parseIngest("481207", """
+                {"eventId": "assign_1", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:00:00-06:00",
+                 "payload": {"clientId": "client-a", "driverPhone": "+15550100", "stage": "dispatched"}}""", RECEIVED);
+        InboundEvent sms = EventCodec.parseIngest("481207", """
+                {"eventId": "sms_1", "type": "InboundSms", "occurredAt": "2026-11-30T07:05:00Z",
+                 "payload": {"from": "+15550100", "text": "ETA 9:30"}}""", RECEIVED);
+
+        assertThat(assigned.payload()).isEqualTo(new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched"));
+        assertThat(assigned.occurredAt()).isEqualTo(Instant.parse("2026-11-30T12:00:00Z"));
+        assertThat(assigned.correlationId()).as("defaults to the event id").isEqualTo("assign_1");
+        assertThat(sms.payload()).isEqualTo(new EventPayload.InboundSms("+15550100", "ETA 9:30"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "malformed JSON        | {\"eventId\": |$",
+            "not an object         | [1, 2]|$",
+            "unknown type          | {\"eventId\":\"e1\",\"type\":\"Teleport\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}}|type",
+            "internal type         | {\"eventId\":\"e1\",\"type\":\"TimerFired\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}}|type",
+            "missing eventId       | {\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}}|eventId",
+            "bad eventId           | {\"eventId\":\"a/b\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}}|eventId",
+            "bad timestamp         | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"yesterday\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}}|occurredAt",
+            "timestamp no offset   | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}}|occurredAt",
+            "missing payload       | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\"}|payload",
+            "missing payload field | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"risk\":\"high\",\"lat\":1}}|payload.lon",
+            "bad risk              | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"risk\":\"extreme\",\"lat\":1,\"lon\":1}}|payload.risk",
+            "lat out of range      | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"risk\":\"high\",\"lat\":91,\"lon\":1}}|payload.lat",
+            "lat as text           | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"risk\":\"high\",\"lat\":\"41.9\",\"lon\":1}}|payload.lat",
+            "unknown field         | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"ocurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}}|ocurredAt",
+            "bad phone             | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"from\":\"555-0100\",\"text\":\"hi\"}}|payload.from",
+            "other load in body    | {\"eventId\":\"e1\",\"loadId\":\"999\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"from\":\"+15550100\",\"text\":\"hi\"}}|loadId",
+    })
+    void badEnvelopesAreRefusedNamingTheField(String problem, String json, String field) {
+        assertThatThrownBy(() -> EventCodec.parseIngest("481207", json, RECEIVED))
+                .isInstanceOf(InvalidJsonException.class)
+                .satisfies(e -> assertThat(((InvalidJsonException) e).field()).as(problem).isEqualTo(field))
+                .hasMessageStartingWith(field + ":");
+    }
+
+    @Test
+    void aBadLoadIdInThePathIsRefused() {
+        assertThatThrownBy(() -> EventCodec.parseIngest("48/12", PING, RECEIVED))
+                .isInstanceOf(InvalidJsonException.class).hasMessageContaining("loadId");
+    }
+
+    @Test
+    void everyEventTypeRoundTripsThroughItsStoredForm() {
+        TimerId timer = TimerId.of("481207", AskId.of("eta_request", "ping_0700"), 1);
+        List<InboundEvent> events = List.of(
+                EventCodec.parseIngest("481207", PING, RECEIVED),
+                InboundEvent.timerFired(timer, Instant.parse("2026-11-30T07:31:00Z"), Instant.parse("2026-11-30T07:31:00.2Z"), "c-1"),
+                InboundEvent.actionOutcome("481207", new EventPayload.ActionOutcome("481207/ask:eta_request:ping_0700/1/send_sms",
+                        "send_sms", OutcomeStatus.DELIVERED, "{\"id\":\"m1\"}", null, false), RECEIVED, "c-1"));
+
+        for (InboundEvent event : events) {
+            assertThat(EventCodec.decode(EventCodec.encodeToString(event))).isEqualTo(event);
+        }
+        assertThat(events.get(1).eventId()).isEqualTo("evt:tmr:481207:ask:eta_request:ping_0700:1");
+        assertThat(events.get(2).eventId()).isEqualTo("out:481207/ask:eta_request:ping_0700/1/send_sms:delivered");
+    }
+
+    @Test
+    void decisionsWithEveryActionRoundTrip() {
+        InboundEvent ping = EventCodec.parseIngest("481207", PING, RECEIVED);
+        AskId ask = AskId.of("eta_request", "ping_0700");
+        TimerId timer = TimerId.of("481207", ask, 1);
+        DecisionRecorded decision = DecisionRecorded.decided(ping, RECEIVED, List.of(
+                new Action.SendSms(ask, 1, "+15550100", "ETA?"),
+                new Action.SetTimer(timer, RECEIVED.plusSeconds(1800)),
+                new Action.CancelTimer(timer),
+                new Action.CreateHeroTask(ask.toString(), 3, "Driver silent", dev.loadflow.model.action.Urgency.URGENT, "call"),
+                new Action.PostHeroSlack(ask.toString(), 1, "#heroes", "answered"),
+                new Action.UpdateStage(ask.toString(), 1, "in_transit")), true, "high risk", List.of(ask.toString()));
+
+        assertThat(LogCodec.decode("decision", LogCodec.encode(decision))).isEqualTo(decision);
+        assertThat(LogCodec.decode("event", LogCodec.encode(ping))).isEqualTo(ping);
+    }
+}
