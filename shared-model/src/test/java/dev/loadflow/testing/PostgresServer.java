@@ -87,6 +87,11 @@ public final class PostgresServer {
 
     /** Creates a fresh database named after {@code purpose}, migrates it and returns it. */
     public TestDatabase createDatabase(String purpose) {
+        return createDatabase(purpose, true);
+    }
+
+    /** Creates a fresh database named after {@code purpose}, migrated or left empty. */
+    public TestDatabase createDatabase(String purpose, boolean migrate) {
         String name = ("lf_" + purpose.replaceAll("[^A-Za-z0-9]", "_") + "_"
                 + UUID.randomUUID().toString().substring(0, 8)).toLowerCase(Locale.ROOT);
         try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
@@ -96,7 +101,9 @@ public final class PostgresServer {
         } catch (SQLException e) {
             throw new IllegalStateException("could not create test database " + name + " on " + description, e);
         }
-        Flyway.configure().dataSource(jdbcUrl(name), user, password).locations("classpath:db/migration").load().migrate();
+        if (migrate) {
+            Flyway.configure().dataSource(jdbcUrl(name), user, password).locations("classpath:db/migration").load().migrate();
+        }
         return new TestDatabase(this, name);
     }
 

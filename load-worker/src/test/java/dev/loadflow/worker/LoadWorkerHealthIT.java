@@ -1,0 +1,11 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.service.testing.PostgresTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+
+/** The same checks against the packaged service. */
+@QuarkusIntegrationTest
+@WithTestResource(PostgresTestResource.class)
+class LoadWorkerHealthIT extends LoadWorkerHealthTest {
+}
