@@ -1,0 +1,95 @@
+-- EXPLAIN the claim and read queries against 1,000,000-row tables.
+-- Run from the repository root (it creates and drops the database loadflow_explain):
+--   psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -f scripts/explain-1m-rows.sql
+-- The statements are the stores' own SQL (PgEventStore, PgOutbox, PgTimerStore, PgLoadQueue)
+-- with literal parameters; writes run inside a rolled-back transaction.
+\set QUIET on
+DROP DATABASE IF EXISTS loadflow_explain;
+CREATE DATABASE loadflow_explain;
+\c loadflow_explain
+\i shared-model/src/main/resources/db/migration/V1__loadflow_schema.sql
+
+-- event_log: 20,000 loads x 50 entries
+INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
+SELECT 'load-' || (i / 50), i % 50 + 1, 'evt-' || i, 'event', 'LocationPing',
+       timestamptz '2026-11-01' + i * interval '1 second', timestamptz '2026-11-01' + i * interval '1 second', '{}'
+FROM generate_series(0, 999999) i;
+
+-- outbox: 97% dispatched, 2% dead, 1% pending (half of them due)
+INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
+                    dispatched_at, dead_at, created_at)
+SELECT 'load-' || (i / 50) || '/ask:eta_request:p' || i || '/1/send_sms', 'load-' || (i / 50), 'send_sms', 'sms', '{}',
+       CASE WHEN i % 100 = 0 THEN 'pending' WHEN i % 50 = 1 THEN 'dead' ELSE 'dispatched' END,
+       1, timestamptz '2026-11-30 07:00' + (i % 200 - 100) * interval '1 second',
+       CASE WHEN i % 100 <> 0 AND i % 50 <> 1 THEN timestamptz '2026-11-01' + i * interval '1 second' END,
+       CASE WHEN i % 50 = 1 THEN timestamptz '2026-11-01' + i * interval '1 second' END,
+       timestamptz '2026-11-01' + i * interval '1 second'
+FROM generate_series(0, 999999) i;
+
+-- timers: 95% fired or cancelled, 5% scheduled over the next hours
+INSERT INTO timers (timer_id, load_id, fire_at, status, fired_at, created_at)
+SELECT 'tmr:load-' || (i / 50) || ':ask:eta_request:p' || i || ':1', 'load-' || (i / 50),
+       timestamptz '2026-11-30 07:00' + (i % 36000 - 1800) * interval '1 second',
+       CASE WHEN i % 20 = 0 THEN 'scheduled' ELSE 'fired' END,
+       CASE WHEN i % 20 <> 0 THEN timestamptz '2026-11-01' + i * interval '1 second' END,
+       timestamptz '2026-11-01'
+FROM generate_series(0, 999999) i;
+
+-- load_queue: 1,000,000 messages over 10,000 loads (a deep backlog); half the groups in flight
+INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
+SELECT 'load-' || (i % 10000), 'm-' || i, '{}', timestamptz '2026-11-30 07:00' + i * interval '1 millisecond'
+FROM generate_series(0, 999999) i;
+INSERT INTO load_queue_group (load_id, visible_at, in_flight_handle)
+SELECT 'load-' || g, CASE WHEN g % 2 = 0 THEN timestamptz '2026-11-30 07:00' ELSE timestamptz '2026-11-30 09:00' END,
+       CASE WHEN g % 2 = 1 THEN gen_random_uuid() END
+FROM generate_series(0, 9999) g;
+ANALYZE;
+\set QUIET off
+
+\echo '== EventStore.read: one load''s log'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT seq, kind, recorded_at, body::text AS body FROM event_log WHERE load_id = 'load-12345' ORDER BY seq;
+
+\echo '== EventStore.append: version check'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT 1 FROM event_log WHERE load_id = 'load-12345' AND seq = 50;
+
+BEGIN;
+\echo '== Outbox.pending: claim 100 due rows'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = '2026-11-30 07:01:30+00', available_at = '2026-11-30 07:01:30+00',
+                  attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, '2026-11-30 07:00+00')
+WHERE outbox_id IN (SELECT outbox_id FROM outbox WHERE status = 'pending' AND available_at <= '2026-11-30 07:00+00'
+                    ORDER BY available_at LIMIT 100 FOR UPDATE SKIP LOCKED);
+ROLLBACK;
+
+\echo '== Outbox.dead: newest parked rows of one action type'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT outbox_id FROM outbox WHERE status = 'dead' AND ('send_sms'::text IS NULL OR action_type = 'send_sms')
+ORDER BY dead_at DESC, outbox_id LIMIT 50 OFFSET 0;
+
+BEGIN;
+\echo '== TimerStore.due: claim 100 due timers'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+UPDATE timers SET claimed_until = '2026-11-30 07:00:30+00'
+WHERE timer_id IN (SELECT timer_id FROM timers WHERE status = 'scheduled' AND fire_at <= '2026-11-30 07:00+00'
+                     AND (claimed_until IS NULL OR claimed_until <= '2026-11-30 07:00+00')
+                   ORDER BY fire_at LIMIT 100 FOR UPDATE SKIP LOCKED);
+ROLLBACK;
+
+\echo '== TimerStore.nextFireAt'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT fire_at FROM timers WHERE status = 'scheduled' ORDER BY fire_at LIMIT 1;
+
+BEGIN;
+\echo '== LoadQueue.receive: lock 10 visible groups'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT load_id FROM load_queue_group WHERE visible_at <= '2026-11-30 08:00+00' ORDER BY visible_at LIMIT 10 FOR UPDATE SKIP LOCKED;
+\echo '== LoadQueue.receive: the head message of each locked group'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT grp.load_id, head.id FROM unnest(ARRAY['load-0','load-2','load-4','load-6','load-8','load-10','load-12','load-14','load-16','load-18']) AS grp(load_id)
+LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id ORDER BY q.id LIMIT 1) head ON true;
+ROLLBACK;
+
+\c postgres
+DROP DATABASE loadflow_explain;
