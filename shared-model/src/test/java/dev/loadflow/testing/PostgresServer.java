@@ -45,6 +45,8 @@ public final class PostgresServer {
     public static synchronized PostgresServer get() {
         if (instance == null) {
             instance = start();
+            System.out.println("loadflow tests: PostgreSQL is the " + instance.description + ", "
+                    + "test databases in time zone " + TEST_TIME_ZONE);
         }
         return instance;
     }
