@@ -8,7 +8,7 @@ import java.time.Clock;
 
 /**
  * The application clock: every business timestamp (occurred_at, available_at, fire_at,
- * retry_at, lease expiry) is read from it, never from the database's now(). Tests and evals
+ * retry_at, lease expiry) is read from it, never from the database's clock. Tests and evals
  * replace it with a {@code FakeClock} bean.
  */
 @Singleton

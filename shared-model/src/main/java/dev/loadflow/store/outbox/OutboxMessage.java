@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * A new outbox row, written by {@code EventStore.append} in the decision's transaction.
  * {@code availableAt} is set explicitly from the application clock (ADR 0006: a database
- * default of now() made fresh rows briefly unclaimable).
+ * default of the database clock made fresh rows briefly unclaimable).
  */
 public record OutboxMessage(String outboxId, String loadId, String actionType, String channel, String payload,
                             Instant availableAt, String correlationId, String causationId) {
