@@ -18,6 +18,9 @@ public interface EventStore {
     /** The load's whole log and its version (the seq of the last entry, 0 for a new load). */
     LoadLog read(String loadId);
 
+    /** Whether the load's log holds an entry with this id (an event id, or {@code dec:{eventId}}). */
+    boolean contains(String loadId, String entryId);
+
     /**
      * Appends {@code entries} (seq {@code expectedVersion + 1} onward) and inserts
      * {@code outbox} rows, in one transaction: all of it is written or none of it.

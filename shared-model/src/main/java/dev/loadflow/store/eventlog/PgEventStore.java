@@ -29,6 +29,8 @@ public final class PgEventStore implements EventStore {
             SELECT seq, kind, recorded_at, body::text AS body
             FROM event_log WHERE load_id = $1 ORDER BY seq""";
 
+    static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
+
     /** Inserts the entries at seq $2+1..; inserts nothing when the log is not at version $2. */
     static final String APPEND_ENTRIES = """
             INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
@@ -66,6 +68,11 @@ public final class PgEventStore implements EventStore {
                     LogCodec.decode(row.getString("kind"), row.getString("body"))));
         }
         return new LoadLog(loadId, version, entries);
+    }
+
+    @Override
+    public boolean contains(String loadId, String entryId) {
+        return Pg.await(pool.preparedQuery(CONTAINS).execute(Tuple.of(loadId, entryId))).size() == 1;
     }
 
     @Override

@@ -35,5 +35,14 @@ public interface LoadQueue {
     /** Keeps the message invisible for {@code visibility} from now. False if the handle is stale. */
     boolean extend(String receiptHandle, Duration visibility);
 
+    /**
+     * Parks a poison message: it leaves the queue for the dead-letter store (never dropped) and
+     * its load's next message can go ahead. False if the handle is stale.
+     */
+    boolean park(String receiptHandle, String reason);
+
+    /** Parked messages, newest first. */
+    List<ParkedMessage> parked(int limit);
+
     QueueStats stats();
 }

@@ -76,6 +76,26 @@ public final class PgLoadQueue implements LoadQueue {
             DELETE FROM load_queue q USING grp
             WHERE q.load_id = grp.load_id AND q.receipt_handle = $1""";
 
+    /** Moves the in-flight message to load_queue_dead and frees its group, group lock first. */
+    static final String PARK = """
+            WITH grp AS (
+                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
+                WHERE in_flight_handle = $1
+                RETURNING load_id),
+            gone AS (
+                DELETE FROM load_queue q USING grp
+                WHERE q.load_id = grp.load_id AND q.receipt_handle = $1
+                RETURNING q.load_id, q.message_id, q.body, q.enqueued_at, q.receive_count)
+            INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason)
+            SELECT load_id, message_id, body, enqueued_at, receive_count, $2, $3 FROM gone
+            ON CONFLICT (load_id, message_id) DO UPDATE
+                SET body = excluded.body, receive_count = excluded.receive_count,
+                    parked_at = excluded.parked_at, reason = excluded.reason""";
+
+    static final String PARKED = """
+            SELECT load_id, message_id, body::text AS body, enqueued_at, receive_count, parked_at, reason
+            FROM load_queue_dead ORDER BY parked_at DESC, load_id, message_id LIMIT $1""";
+
     static final String RELEASE = """
             UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL WHERE in_flight_handle = $1""";
 
@@ -166,18 +186,40 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     @Override
+    public boolean park(String receiptHandle, String reason) {
+        java.util.UUID handle = handle(receiptHandle);
+        return handle != null && Pg.await(pool.preparedQuery(PARK)
+                .execute(Tuple.of(handle, Pg.at(clock.instant()), reason))).rowCount() == 1;
+    }
+
+    @Override
+    public List<ParkedMessage> parked(int limit) {
+        List<ParkedMessage> parked = new ArrayList<>();
+        for (Row row : Pg.await(pool.preparedQuery(PARKED).execute(Tuple.of(limit)))) {
+            parked.add(new ParkedMessage(row.getString("load_id"), row.getString("message_id"), row.getString("body"),
+                    Pg.instant(row, "enqueued_at"), row.getInteger("receive_count"), Pg.instant(row, "parked_at"),
+                    row.getString("reason")));
+        }
+        return parked;
+    }
+
+    @Override
     public QueueStats stats() {
         Row row = Pg.await(pool.preparedQuery(STATS).execute()).iterator().next();
         return new QueueStats(row.getLong("depth"), Optional.ofNullable(Pg.instant(row, "oldest")));
     }
 
     private boolean update(String sql, String receiptHandle, Instant at) {
-        java.util.UUID handle;
+        java.util.UUID handle = handle(receiptHandle);
+        return handle != null && Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle, Pg.at(at)))).rowCount() == 1;
+    }
+
+    /** Receipt handles are UUIDs here; anything else is a stale or foreign handle. */
+    private static java.util.UUID handle(String receiptHandle) {
         try {
-            handle = java.util.UUID.fromString(receiptHandle);
-        } catch (IllegalArgumentException e) {
-            return false;
+            return java.util.UUID.fromString(receiptHandle);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return null;
         }
-        return Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle, Pg.at(at)))).rowCount() == 1;
     }
 }

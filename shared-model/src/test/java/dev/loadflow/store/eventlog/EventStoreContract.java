@@ -273,6 +273,18 @@ public abstract class EventStoreContract {
     }
 
     @Test
+    final void containsTellsWhetherAnEntryIsInTheLoadsLog() {
+        String load = newLoadId();
+        InboundEvent ping = ping(load, "ping_0700", T0);
+        store.append(load, List.of(ping, decision(ping, T0, List.of())), 0, List.of());
+
+        assertThat(store.contains(load, "ping_0700")).isTrue();
+        assertThat(store.contains(load, "dec:ping_0700")).isTrue();
+        assertThat(store.contains(load, "ping_0705")).isFalse();
+        assertThat(store.contains(newLoadId(), "ping_0700")).isFalse();
+    }
+
+    @Test
     final void entriesOfAnotherLoadAreRefused() {
         String load = newLoadId();
         InboundEvent foreign = ping(newLoadId(), "ping_0700", T0);

@@ -177,6 +177,29 @@ public abstract class LoadQueueContract {
     }
 
     @Test
+    final void aParkedPoisonMessageLeavesTheQueueKeptAndTheLoadGoesOn() {
+        String load = newLoadId();
+        queue.enqueue(message(load, "poison"));
+        queue.enqueue(message(load, "next"));
+        ReceivedMessage poison = receiveNow(10).get(0);
+        clock.advance(Duration.ofSeconds(3));
+
+        assertThat(queue.park(poison.receiptHandle(), "cannot decode: payload missing")).isTrue();
+        assertThat(queue.park(poison.receiptHandle(), "again")).isFalse();
+
+        assertThat(queue.parked(10)).singleElement().satisfies(p -> {
+            assertThat(p.loadId()).isEqualTo(load);
+            assertThat(p.messageId()).isEqualTo("poison");
+            assertThat(json(p.body())).isEqualTo(json(message(load, "poison").body()));
+            assertThat(p.receiveCount()).isEqualTo(1);
+            assertThat(p.parkedAt()).isEqualTo(T0.plusSeconds(3));
+            assertThat(p.reason()).isEqualTo("cannot decode: payload missing");
+        });
+        assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("next");
+        assertThat(queue.stats().depth()).isEqualTo(1);
+    }
+
+    @Test
     final void aLongPollReturnsAMessageEnqueuedWhileItWaits() throws Exception {
         String load = newLoadId();
         CompletableFuture<List<ReceivedMessage>> poll =

@@ -1,0 +1,8 @@
+package dev.loadflow.store.queue;
+
+import java.time.Instant;
+
+/** A poison message parked out of the load queue, with why and when. */
+public record ParkedMessage(String loadId, String messageId, String body, Instant enqueuedAt, int receiveCount,
+                           Instant parkedAt, String reason) {
+}
