@@ -21,27 +21,50 @@ public final class PgNotifications implements AutoCloseable {
     public static final String TIMERS = "loadflow_timers";
     public static final String QUEUE = "loadflow_queue";
 
+    private final Vertx vertx;
     private final PgSubscriber subscriber;
+    private final long retryMillis;
     private final Map<String, WakeupSignal> signals = new ConcurrentHashMap<>();
+    private volatile boolean closed;
 
-    private PgNotifications(PgSubscriber subscriber) {
+    private PgNotifications(Vertx vertx, PgSubscriber subscriber, long retryMillis) {
+        this.vertx = vertx;
         this.subscriber = subscriber;
+        this.retryMillis = retryMillis;
     }
 
-    /** Connects and listens on {@code channels}; the returned instance owns one connection. */
+    /**
+     * Listens on {@code channels} over one connection of its own. Returns at once: the
+     * connection is made in the background and retried every {@code reconnectDelay} until it
+     * succeeds (and again whenever it drops), so a database that is down at start-up delays
+     * wake-ups but never start-up.
+     */
     public static PgNotifications listen(Vertx vertx, PgConnectOptions options, Duration reconnectDelay,
                                          String... channels) {
-        PgSubscriber subscriber = PgSubscriber.subscriber(vertx, options)
-                .reconnectPolicy(retries -> Math.max(1L, WakeupSignal.toMillis(reconnectDelay)));
-        PgNotifications notifications = new PgNotifications(subscriber);
+        long delayMillis = Math.max(1L, WakeupSignal.toMillis(reconnectDelay));
+        PgSubscriber subscriber = PgSubscriber.subscriber(vertx, options).reconnectPolicy(retries -> delayMillis);
+        PgNotifications notifications = new PgNotifications(vertx, subscriber, delayMillis);
         for (String channel : channels) {
             WakeupSignal signal = notifications.signal(channel);
             subscriber.channel(channel)
                     .handler(payload -> signal.fire())
                     .subscribeHandler(v -> signal.fire());
         }
-        Pg.await(subscriber.connect());
+        notifications.connect();
         return notifications;
+    }
+
+    private void connect() {
+        subscriber.connect().onFailure(error -> {
+            if (!closed) {
+                vertx.setTimer(retryMillis, id -> connect());
+            }
+        });
+    }
+
+    /** Whether the LISTEN connection is up (for tests and health data). */
+    public boolean connected() {
+        return !subscriber.closed() && subscriber.actualConnection() != null;
     }
 
     /** The signal of {@code channel}; one that nobody listens on never fires. */
@@ -51,6 +74,7 @@ public final class PgNotifications implements AutoCloseable {
 
     @Override
     public void close() {
-        Pg.await(subscriber.close());
+        closed = true;
+        subscriber.close();
     }
 }

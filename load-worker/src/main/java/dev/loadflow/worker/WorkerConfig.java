@@ -1,0 +1,61 @@
+package dev.loadflow.worker;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/** The load worker's loop and runs ({@code loadflow.worker.*}). */
+@ConfigMapping(prefix = "loadflow.worker")
+public interface WorkerConfig {
+
+    /** How many runs one instance executes at once (each for a different load). */
+    @WithDefault("8")
+    int concurrency();
+
+    /**
+     * The longest a run may take, far inside the 5-minute limit and shorter than the queue's
+     * visibility timeout; a run past it is abandoned and its message given back.
+     */
+    @WithDefault("PT2M")
+    Duration runDeadline();
+
+    /** How often a run re-reads, re-projects and re-decides after a concurrency conflict before it leaves the message to redelivery. */
+    @WithDefault("5")
+    int conflictRetries();
+
+    /** How long one receive waits for a message when the queue is empty (a NOTIFY ends the wait early). */
+    @WithDefault("PT1S")
+    Duration pollWait();
+
+    /** The first delay before a message whose run failed is delivered again; it doubles per delivery, up to a minute. */
+    @WithDefault("PT1S")
+    Duration retryDelay();
+
+    /** Deliveries after which a message that still fails is parked as poison (never dropped). */
+    @WithDefault("10")
+    int maxReceives();
+
+    /** On shutdown, how long in-flight runs may finish before they are abandoned (their messages are given back). */
+    @WithDefault("PT30S")
+    Duration shutdownGrace();
+
+    Consumer consumer();
+
+    LoadLock loadLock();
+
+    interface Consumer {
+        /** Whether this instance consumes the load queue (off: ingest and read endpoints only). */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    interface LoadLock {
+        /**
+         * Take a PostgreSQL advisory lock per load for the run, and skip the run (retry shortly)
+         * when another holds it. Only saves wasted policy calls; correctness never depends on it.
+         */
+        @WithDefault("false")
+        boolean enabled();
+    }
+}

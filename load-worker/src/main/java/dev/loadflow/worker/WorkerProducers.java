@@ -1,0 +1,69 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.model.policy.DecisionPolicy;
+import dev.loadflow.model.policy.SopPolicy;
+import dev.loadflow.service.store.QueueConfig;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.worker.consume.QueueConsumer;
+import dev.loadflow.worker.lock.LoadLock;
+import dev.loadflow.worker.lock.PgLoadLock;
+import dev.loadflow.worker.policy.SopConfig;
+import dev.loadflow.worker.run.LoadRun;
+import dev.loadflow.worker.run.WorkerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.arc.DefaultBean;
+import io.vertx.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+
+/** Wires the plain-Java run and consumer to the Quarkus pool, config and registry. */
+@ApplicationScoped
+public class WorkerProducers {
+
+    @Produces
+    @Singleton
+    WorkerMetrics metrics(MeterRegistry registry) {
+        return new WorkerMetrics(registry);
+    }
+
+    /** The SOP policy; an LLM agent would replace this bean. */
+    @Produces
+    @Singleton
+    @DefaultBean
+    DecisionPolicy policy(SopConfig sop) {
+        return new SopPolicy(sop::rulesFor);
+    }
+
+    @Produces
+    @Singleton
+    LoadLock loadLock(WorkerConfig config, Pool pool) {
+        return config.loadLock().enabled() ? new PgLoadLock(pool) : LoadLock.NONE;
+    }
+
+    @Produces
+    @Singleton
+    LoadRun loadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, WorkerConfig config,
+                    WorkerMetrics metrics) {
+        return new LoadRun(events, policy, clock, lock, config.conflictRetries(), metrics);
+    }
+
+    @Produces
+    @Singleton
+    QueueConsumer consumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, WorkerConfig config,
+                           QueueConfig queueConfig) {
+        if (config.runDeadline().compareTo(queueConfig.visibilityTimeout()) >= 0) {
+            throw new IllegalStateException("loadflow.worker.run-deadline (" + config.runDeadline()
+                    + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
+                    + "), or a message would be redelivered while its run is still going");
+        }
+        if (config.concurrency() < 1) {
+            throw new IllegalStateException("loadflow.worker.concurrency must be at least 1, got " + config.concurrency());
+        }
+        return new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(config.concurrency(),
+                config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()));
+    }
+}

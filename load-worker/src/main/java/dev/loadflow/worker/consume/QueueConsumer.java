@@ -1,0 +1,241 @@
+package dev.loadflow.worker.consume;
+
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.ReceivedMessage;
+import dev.loadflow.worker.run.LoadRun;
+import dev.loadflow.worker.run.RunOutcome;
+import dev.loadflow.worker.run.WorkerMetrics;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The load worker's loop: one receiver takes as many messages as it has free run slots (the
+ * queue hands out at most one per load, so runs of one load never overlap), and each message
+ * is run on a virtual thread under the run deadline. A message is acked only after its run
+ * appended (or found the event already processed); otherwise it is given back for
+ * redelivery, with backoff, and parked as poison once it has been delivered too often.
+ */
+public final class QueueConsumer {
+
+    private static final Logger LOG = Logger.getLogger(QueueConsumer.class);
+    private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+
+    /** The loop's knobs; see {@code WorkerConfig} for each. */
+    public record Settings(int concurrency, Duration pollWait, Duration runDeadline, Duration retryDelay,
+                           int maxReceives) {
+    }
+
+    private final LoadQueue queue;
+    private final LoadRun run;
+    private final WorkerMetrics metrics;
+    private final Settings settings;
+    private final Semaphore slots;
+    private final ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
+    private final ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
+    private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
+    private volatile boolean running;
+    private volatile boolean stopping;
+    private volatile long lastLoopNanos = System.nanoTime();
+    private Thread loop;
+
+    public QueueConsumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, Settings settings) {
+        this.queue = queue;
+        this.run = run;
+        this.metrics = metrics;
+        this.settings = settings;
+        this.slots = new Semaphore(settings.concurrency());
+    }
+
+    public synchronized void start() {
+        if (loop != null) {
+            return;
+        }
+        running = true;
+        loop = Thread.ofPlatform().name("load-queue-consumer").daemon().start(this::loop);
+        LOG.infof("consuming the load queue with %d concurrent runs", settings.concurrency());
+    }
+
+    /** Whether the loop was started and has not been stopped. */
+    public boolean running() {
+        return running && loop != null && loop.isAlive();
+    }
+
+    /** How long ago the loop last went round: the liveness of the consumer. */
+    public Duration sinceLastLoop() {
+        return Duration.ofNanos(System.nanoTime() - lastLoopNanos);
+    }
+
+    /** How many messages are being run right now. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    private void loop() {
+        Duration failureBackoff = Duration.ofMillis(500);
+        while (running) {
+            lastLoopNanos = System.nanoTime();
+            int taken = 0;
+            try {
+                if (!slots.tryAcquire(settings.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
+                taken = 1;
+                while (taken < settings.concurrency() && slots.tryAcquire()) {
+                    taken++;
+                }
+                List<ReceivedMessage> received = queue.receive(taken, settings.pollWait());
+                for (ReceivedMessage message : received) {
+                    inFlight.put(message.receiptHandle(), message);
+                    handlers.submit(() -> {
+                        try {
+                            handle(message);
+                        } finally {
+                            inFlight.remove(message.receiptHandle());
+                            slots.release();
+                        }
+                    });
+                }
+                slots.release(taken - received.size());
+                taken = 0;
+                failureBackoff = Duration.ofMillis(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                slots.release(taken);
+                LOG.errorf(e, "receiving from the load queue failed; retrying in %s", failureBackoff);
+                sleep(failureBackoff);
+                failureBackoff = min(failureBackoff.multipliedBy(2), Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    private void handle(ReceivedMessage message) {
+        try {
+            InboundEvent event;
+            try {
+                event = message.event();
+            } catch (RuntimeException e) {
+                park(message, "unreadable message: " + e.getMessage());
+                return;
+            }
+            if (message.receiveCount() > settings.maxReceives()) {
+                park(message, "delivered " + message.receiveCount() + " times without success");
+                return;
+            }
+            Future<RunOutcome> running = runs.submit(() -> run.process(event));
+            RunOutcome outcome;
+            try {
+                outcome = running.get(settings.runDeadline().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                running.cancel(true);
+                LOG.warnf("run for %s of load %s passed its deadline of %s: abandoned, message given back",
+                        event.eventId(), event.loadId(), settings.runDeadline());
+                giveBack(message, settings.retryDelay());
+                return;
+            } catch (ExecutionException e) {
+                LOG.errorf(e.getCause(), "run for %s of load %s failed (delivery %d)", event.eventId(), event.loadId(),
+                        message.receiveCount());
+                giveBack(message, stopping ? Duration.ZERO : backoff(message.receiveCount()));
+                return;
+            } catch (InterruptedException e) {
+                running.cancel(true);
+                giveBack(message, Duration.ZERO);
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (outcome.result().ack()) {
+                if (!queue.ack(message.receiptHandle())) {
+                    LOG.infof("message %s of load %s was redelivered before its ack; the next run will find it processed",
+                            message.messageId(), message.loadId());
+                }
+            } else {
+                giveBack(message, settings.retryDelay());
+            }
+        } catch (RuntimeException e) {
+            // the queue itself failed: the message comes back when its visibility timeout ends
+            LOG.errorf(e, "could not settle message %s of load %s", message.messageId(), message.loadId());
+        }
+    }
+
+    private void giveBack(ReceivedMessage message, Duration delay) {
+        queue.release(message.receiptHandle(), delay);
+    }
+
+    private void park(ReceivedMessage message, String reason) {
+        if (queue.park(message.receiptHandle(), reason)) {
+            metrics.parked();
+            LOG.errorf("parked message %s of load %s: %s", message.messageId(), message.loadId(), reason);
+        }
+    }
+
+    private Duration backoff(int receiveCount) {
+        Duration delay = settings.retryDelay().multipliedBy(1L << Math.min(receiveCount - 1, 16));
+        return min(delay, MAX_BACKOFF);
+    }
+
+    /**
+     * Stops taking work, lets in-flight runs finish for up to {@code grace}, then abandons the
+     * rest (interrupting them) and gives their messages back at once. Nothing is lost: a
+     * message is either acked after its append or back in the queue.
+     *
+     * @return whether every in-flight run finished within the grace period
+     */
+    public boolean stop(Duration grace) {
+        running = false;
+        stopping = true;
+        Thread current;
+        synchronized (this) {
+            current = loop;
+        }
+        if (current != null) {
+            try {
+                current.join(settings.pollWait().toMillis() + 5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        handlers.shutdown();
+        boolean finished = awaitTermination(handlers, grace);
+        if (!finished) {
+            LOG.warnf("%d runs still in flight after the %s grace period: abandoning them", inFlight.size(), grace);
+            runs.shutdownNow();
+            awaitTermination(handlers, Duration.ofSeconds(10));
+        }
+        runs.shutdown();
+        return finished;
+    }
+
+    private static boolean awaitTermination(ExecutorService executor, Duration timeout) {
+        try {
+            return executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

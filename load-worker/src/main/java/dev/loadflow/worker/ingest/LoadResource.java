@@ -1,0 +1,81 @@
+package dev.loadflow.worker.ingest;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.id.InboundIds;
+import dev.loadflow.model.json.EventCodec;
+import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueMessage;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.time.Clock;
+
+/**
+ * Ingest and the operator's read of a load. An event is validated strictly, then queued; the
+ * worker's run logs it. Ingest is idempotent on the event id: an event already logged or
+ * already queued answers 200 and changes nothing (the first body of an id is the one kept).
+ */
+@Path("/loads/{loadId}")
+public class LoadResource {
+
+    private final EventStore events;
+    private final LoadQueue queue;
+    private final Clock clock;
+
+    LoadResource(EventStore events, LoadQueue queue, Clock clock) {
+        this.events = events;
+        this.queue = queue;
+        this.clock = clock;
+    }
+
+    @POST
+    @Path("/events")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response ingest(@PathParam("loadId") String loadId, String body) {
+        InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant());
+        if (events.contains(loadId, event.eventId())) {
+            return Response.ok(receipt(event, "already processed")).build();
+        }
+        boolean queued = queue.enqueue(QueueMessage.of(event));
+        return queued
+                ? Response.accepted(receipt(event, "queued")).build()
+                : Response.ok(receipt(event, "already queued")).build();
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @RunOnVirtualThread
+    public Response load(@PathParam("loadId") String loadId) {
+        if (!InboundIds.isValidLoadId(loadId)) {
+            return Problems.problem(Response.Status.BAD_REQUEST, "Invalid load id",
+                    "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'", "loadId");
+        }
+        LoadLog log = events.read(loadId);
+        if (log.version() == 0) {
+            return Problems.problem(Response.Status.NOT_FOUND, "No such load",
+                    "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null);
+        }
+        return Response.ok(LoadView.of(log).toString()).build();
+    }
+
+    private static String receipt(InboundEvent event, String status) {
+        ObjectNode json = JsonReader.MAPPER.createObjectNode()
+                .put("loadId", event.loadId())
+                .put("eventId", event.eventId())
+                .put("status", status);
+        return json.toString();
+    }
+}

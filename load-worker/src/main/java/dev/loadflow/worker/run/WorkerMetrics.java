@@ -1,0 +1,51 @@
+package dev.loadflow.worker.run;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The worker's run metrics, registered at start-up so every series exists from the first
+ * scrape: {@code loadflow.worker.runs{result}}, {@code loadflow.worker.conflicts},
+ * {@code loadflow.worker.run.duration{result}}, {@code loadflow.worker.parked}.
+ */
+public final class WorkerMetrics {
+
+    private final Map<RunResult, Counter> runs = new EnumMap<>(RunResult.class);
+    private final Map<RunResult, Timer> durations = new EnumMap<>(RunResult.class);
+    private final Counter conflicts;
+    private final Counter parked;
+
+    public WorkerMetrics(MeterRegistry registry) {
+        for (RunResult result : RunResult.values()) {
+            runs.put(result, Counter.builder("loadflow.worker.runs")
+                    .description("Runs of the load worker, by how they ended")
+                    .tag("result", result.tag()).register(registry));
+            durations.put(result, Timer.builder("loadflow.worker.run.duration")
+                    .description("Time from a run's start to its end (read, decide, append)")
+                    .tag("result", result.tag()).publishPercentileHistogram().register(registry));
+        }
+        conflicts = Counter.builder("loadflow.worker.conflicts")
+                .description("Appends that found the load's log at another version (each one re-read and re-decided)")
+                .register(registry);
+        parked = Counter.builder("loadflow.worker.parked")
+                .description("Poison messages parked out of the load queue")
+                .register(registry);
+    }
+
+    void conflict() {
+        conflicts.increment();
+    }
+
+    public void parked() {
+        parked.increment();
+    }
+
+    public void run(RunResult result, long nanos) {
+        runs.get(result).increment();
+        durations.get(result).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+}

@@ -1,0 +1,137 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.store.pg.Pg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static dev.loadflow.worker.LoadApi.assigned;
+import static dev.loadflow.worker.LoadApi.awaitVersion;
+import static dev.loadflow.worker.LoadApi.count;
+import static dev.loadflow.worker.LoadApi.outboxIds;
+import static dev.loadflow.worker.LoadApi.ping;
+import static dev.loadflow.worker.LoadApi.post;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+@QuarkusTest
+@WithTestResource(PostgresTestResource.class)
+class IngestTest {
+
+    @Inject
+    Pool pool;
+
+    @Test
+    void assignedThenAHighRiskPingLogsBothAndWritesTheAsksOutboxRowsWithThePinnedIds() {
+        String load = newLoadId();
+
+        given().contentType("application/json").body(assigned("assign_1"))
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(202).body("status", is("queued")).body("eventId", is("assign_1"));
+        assertThat(post(load, ping("ping_0700", "high"))).isEqualTo(202);
+
+        JsonPath view = awaitVersion(load, 4);
+        assertThat(view.getList("log.type")).containsExactly("LoadAssigned", "DecisionRecorded", "LocationPing", "DecisionRecorded");
+        assertThat(view.getList("log.entryId")).containsExactly("assign_1", "dec:assign_1", "ping_0700", "dec:ping_0700");
+        assertThat(view.getList("log[3].body.actions.type")).containsExactly("send_sms", "set_timer");
+        assertThat(view.getString("state.openAsks[0].askId")).isEqualTo("ask:eta_request:ping_0700");
+        assertThat(view.getInt("state.openAsks[0].step")).isEqualTo(1);
+        assertThat(outboxIds(pool, load)).containsExactly(
+                load + "/ask:eta_request:ping_0700/1/send_sms",
+                load + "/ask:eta_request:ping_0700/1/set_timer");
+
+        // one transaction: the ping, its decision and both rows carry the same commit time
+        Instant loggedAt = Instant.parse(view.getString("log[2].recordedAt"));
+        for (Row row : Pg.await(pool.preparedQuery(
+                "SELECT created_at, causation_id, payload->>'fireAt' AS fire_at, action_type FROM outbox WHERE load_id = $1")
+                .execute(Tuple.of(load)))) {
+            assertThat(Pg.instant(row, "created_at")).isEqualTo(loggedAt);
+            assertThat(row.getString("causation_id")).isEqualTo("ping_0700");
+            if (row.getString("action_type").equals("set_timer")) {
+                Instant decidedAt = Instant.parse(view.getString("log[3].body.decidedAt"));
+                assertThat(Instant.parse(row.getString("fire_at"))).isEqualTo(decidedAt.plus(Duration.ofMinutes(30)));
+            }
+        }
+    }
+
+    @Test
+    void theSameEventPostedAgainChangesNothing() {
+        String load = newLoadId();
+        post(load, assigned("assign_1"));
+        post(load, ping("ping_0700", "high"));
+        awaitVersion(load, 4);
+
+        given().contentType("application/json").body(ping("ping_0700", "high"))
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(200).body("status", is("already processed"));
+
+        assertThat(given().get("/loads/{loadId}", load).then().extract().jsonPath().getInt("version")).isEqualTo(4);
+        assertThat(outboxIds(pool, load)).hasSize(2);
+        assertThat(count(pool, "SELECT count(*) FROM load_queue WHERE load_id = $1", load)).isZero();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "malformed body | {\"eventId\": \"e1\", \"type\": | $ | malformed JSON",
+            "unknown type   | {\"eventId\":\"e1\",\"type\":\"Teleport\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}} | type | unknown event type 'Teleport'",
+            "bad timestamp  | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"30/11/2026 07:00\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}} | occurredAt | not an ISO-8601 timestamp",
+            "missing field  | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"text\":\"hi\"}} | payload.from | missing",
+            "internal type  | {\"eventId\":\"e1\",\"type\":\"ActionOutcome\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}} | type | never through ingest",
+    })
+    void badEventsGet400NamingTheProblemAndNothingIsWritten(String problem, String body, String field, String detail) {
+        String load = newLoadId();
+
+        given().contentType("application/json").body(body)
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("status", is(400))
+                .body("title", is("Invalid event"))
+                .body("field", is(field))
+                .body("detail", containsString(detail));
+
+        assertThat(count(pool, "SELECT count(*) FROM load_queue WHERE load_id = $1", load)).isZero();
+        assertThat(count(pool, "SELECT count(*) FROM event_log WHERE load_id = $1", load)).isZero();
+        given().get("/loads/{loadId}", load).then().statusCode(404).contentType("application/problem+json");
+    }
+
+    @Test
+    void aLoadIdOutsideTheAlphabetIsRefused() {
+        given().contentType("application/json").body(ping("ping_0700", "high"))
+                .when().post("/loads/{loadId}/events", "load.one")
+                .then().statusCode(400).body("field", is("loadId"));
+        given().get("/loads/{loadId}", "load.one").then().statusCode(400).body("field", is("loadId"));
+    }
+
+    @Test
+    void runMetricsAndQueueGaugesAreExported() {
+        String load = newLoadId();
+        post(load, assigned("assign_1"));
+        awaitVersion(load, 2);
+
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertThat(metrics).contains("loadflow_worker_runs_total{result=\"decided\"}")
+                .contains("loadflow_worker_runs_total{result=\"conflict_retried\"}")
+                .contains("loadflow_worker_conflicts_total")
+                .contains("loadflow_worker_run_duration_seconds_bucket")
+                .contains("loadflow_queue_depth")
+                .contains("loadflow_queue_oldest_age_seconds");
+        List<String> decided = metrics.lines().filter(l -> l.startsWith("loadflow_worker_runs_total{result=\"decided\"}")).toList();
+        assertThat(Double.parseDouble(decided.get(0).substring(decided.get(0).lastIndexOf(' ') + 1))).isGreaterThanOrEqualTo(1);
+    }
+}

@@ -1,0 +1,43 @@
+package dev.loadflow.model.policy;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Urgency;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.id.ActionKey;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a policy decided about one event: the actions to take (they become outbox rows in the
+ * same transaction as the log entries), whether a human must look, why, and which asks the
+ * decision ends.
+ */
+public record Decision(List<Action> actions, boolean needsHeroTask, String reason, List<String> closedAsks) {
+
+    public Decision {
+        actions = List.copyOf(actions);
+        closedAsks = List.copyOf(closedAsks);
+        Objects.requireNonNull(reason, "reason");
+    }
+
+    /** Nothing to do. */
+    public static Decision noop(String reason) {
+        return new Decision(List.of(), false, reason, List.of());
+    }
+
+    /**
+     * The fallback after the decision for {@code event} hit a duplicate action key (a decision
+     * bug): one Hero task keyed by the event ({@code {loadId}/evt:{eventId}/1/create_hero_task}),
+     * so the event is still logged and a human sees it.
+     */
+    public static Decision heroTaskAfterDuplicateKey(InboundEvent event, List<String> duplicateKeys) {
+        ActionKey key = ActionKey.heroTaskAfterDuplicate(event.loadId(), event.eventId());
+        Action task = new Action.CreateHeroTask(key.subject(), key.attempt(),
+                "Automation could not act on load " + event.loadId(), Urgency.URGENT,
+                "The decision on " + event.type().wire() + " " + event.eventId()
+                        + " repeated action keys " + duplicateKeys + ". Please review the load.");
+        return new Decision(List.of(task), true, "duplicate action key " + duplicateKeys + ": handed to a Hero",
+                List.of());
+    }
+}

@@ -1,0 +1,133 @@
+package dev.loadflow.model.policy;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Urgency;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.OutcomeStatus;
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.model.id.ActionKey;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.TimerId;
+import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.model.projection.OpenAsk;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The deterministic SOP of DESIGN.md, per client:
+ * <ul>
+ *   <li>a high-risk ping with no open ETA ask opens one: {@code send_sms} and
+ *       {@code set_timer(now + retry-after)};</li>
+ *   <li>a current timer with attempts left takes the next step (SMS again, new timer); when
+ *       the attempts are spent, an urgent {@code create_hero_task} and the ask closes;</li>
+ *   <li>a driver's SMS answers every open ask: {@code cancel_timer} and {@code post_hero_slack};</li>
+ *   <li>a failed SMS (an external action) → an urgent {@code create_hero_task}, unless the
+ *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED").</li>
+ * </ul>
+ */
+public final class SopPolicy implements DecisionPolicy {
+
+    public static final String ETA_REQUEST = "eta_request";
+
+    private final Function<String, SopRules> rulesByClient;
+
+    /** @param rulesByClient the rules of a client id (or of {@code null}: an unassigned load) */
+    public SopPolicy(Function<String, SopRules> rulesByClient) {
+        this.rulesByClient = rulesByClient;
+    }
+
+    @Override
+    public Decision decide(InboundEvent event, LoadState state, Instant now) {
+        return switch (event.payload()) {
+            case EventPayload.LoadAssigned assigned -> Decision.noop("assigned to " + assigned.clientId()
+                    + ", driver " + assigned.driverPhone());
+            case EventPayload.LocationPing ping -> onPing(event, ping, state, now);
+            case EventPayload.TimerFired fired -> onTimer(fired, state, now);
+            case EventPayload.InboundSms sms -> onDriverSms(sms, state);
+            case EventPayload.ActionOutcome outcome -> onFailedOutcome(outcome, state);
+        };
+    }
+
+    private Decision onPing(InboundEvent event, EventPayload.LocationPing ping, LoadState state, Instant now) {
+        if (ping.risk() != Risk.HIGH) {
+            return Decision.noop(ping.risk().wire() + "-risk ping");
+        }
+        for (OpenAsk ask : state.openAsks().values()) {
+            if (ask.askId().kind().equals(ETA_REQUEST)) {
+                return Decision.noop("high-risk ping while ETA ask " + ask.askId() + " is open at step " + ask.step());
+            }
+        }
+        if (state.driverPhone() == null) {
+            ActionKey key = ActionKey.heroTaskAfterDuplicate(state.loadId(), event.eventId());
+            return new Decision(List.of(new Action.CreateHeroTask(key.subject(), 1,
+                    "High-risk ping on load " + state.loadId() + " with no driver assigned", Urgency.URGENT,
+                    "A high-risk location ping arrived before LoadAssigned; nobody can be asked for an ETA.")),
+                    true, "high-risk ping on an unassigned load", List.of());
+        }
+        SopRules rules = rulesByClient.apply(state.clientId());
+        AskId ask = AskId.of(ETA_REQUEST, event.eventId());
+        return new Decision(step(state, rules, ask, 1, now), false, "high-risk ping: ETA ask opened", List.of());
+    }
+
+    private Decision onTimer(EventPayload.TimerFired fired, LoadState state, Instant now) {
+        OpenAsk ask = state.openAsk(fired.askId()).orElseThrow(
+                () -> new IllegalStateException("the filter lets only current timers through: " + fired.timerId()));
+        SopRules rules = rulesByClient.apply(state.clientId());
+        if (ask.step() < rules.maxAttempts()) {
+            return new Decision(step(state, rules, ask.askId(), ask.step() + 1, now), false,
+                    "no answer to attempt " + ask.step() + ": attempt " + (ask.step() + 1), List.of());
+        }
+        Action task = new Action.CreateHeroTask(ask.askId().toString(), ask.step(),
+                "Driver not answering on load " + state.loadId(), Urgency.URGENT,
+                ask.step() + " ETA requests to " + state.driverPhone() + " since " + ask.openedAt()
+                        + " went unanswered. Please call the driver.");
+        return new Decision(List.of(task), true, "no answer after " + ask.step() + " attempts: Hero task",
+                List.of(ask.askId().toString()));
+    }
+
+    private Decision onDriverSms(EventPayload.InboundSms sms, LoadState state) {
+        if (state.openAsks().isEmpty()) {
+            return Decision.noop("driver message with no open ask");
+        }
+        SopRules rules = rulesByClient.apply(state.clientId());
+        List<Action> actions = new ArrayList<>();
+        List<String> closed = new ArrayList<>();
+        for (OpenAsk ask : state.openAsks().values()) {
+            if (ask.currentTimer() != null) {
+                actions.add(new Action.CancelTimer(ask.currentTimer()));
+            }
+            actions.add(new Action.PostHeroSlack(ask.askId().toString(), ask.step(), rules.heroSlackChannel(),
+                    "Load " + state.loadId() + ": driver answered " + ask.askId().kind() + ": \"" + sms.text() + "\""));
+            closed.add(ask.askId().toString());
+        }
+        return new Decision(actions, false, "driver answered " + closed, closed);
+    }
+
+    private Decision onFailedOutcome(EventPayload.ActionOutcome outcome, LoadState state) {
+        if (outcome.status() != OutcomeStatus.FAILED) {
+            return Decision.noop("outcome " + outcome.status().wire());
+        }
+        if (state.wasDelivered(outcome.outboxId())) {
+            return Decision.noop("failed outcome of " + outcome.outboxId() + ", which was also delivered");
+        }
+        ActionKey failed = ActionKey.parse(outcome.outboxId());
+        if (state.openAsk(failed.subject()).isEmpty()) {
+            return Decision.noop("failed " + outcome.actionType() + " for " + failed.subject() + ", which is no longer open");
+        }
+        Action task = new Action.CreateHeroTask(failed.subject(), failed.attempt(),
+                "SMS to the driver of load " + state.loadId() + " failed: call them", Urgency.URGENT,
+                "Sending " + outcome.outboxId() + " failed: " + outcome.failure());
+        return new Decision(List.of(task), true, "failed " + outcome.actionType() + ": Hero task",
+                List.of(failed.subject()));
+    }
+
+    private static List<Action> step(LoadState state, SopRules rules, AskId ask, int attempt, Instant now) {
+        return List.of(
+                new Action.SendSms(ask, attempt, state.driverPhone(), rules.etaRequest(state.loadId(), attempt)),
+                new Action.SetTimer(TimerId.of(state.loadId(), ask, attempt), now.plus(rules.retryAfter())));
+    }
+}
