@@ -36,6 +36,16 @@ public interface Outbox {
      */
     void markFailed(String outboxId, UUID claimToken, String failure, Instant retryAt);
 
+    /**
+     * Gives a claimed row back untried (its channel's circuit is open): the claim is dropped,
+     * the attempt it counted is taken back, {@code first_attempt_at} is cleared if this was the
+     * first claim (the budget has not started), and the row is due again at {@code until}.
+     */
+    void defer(String outboxId, UUID claimToken, Instant until);
+
+    /** The {@code created_at} of the oldest pending row, per channel: how far delivery lags. */
+    java.util.Map<String, Instant> oldestPendingByChannel();
+
     Optional<OutboxRow> find(String outboxId);
 
     /** The row's failed attempts, oldest first. */

@@ -61,6 +61,15 @@ public final class PgOutbox implements Outbox {
             INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
             SELECT outbox_id, attempts, $5, $3, $4::timestamptz IS NULL FROM failed""";
 
+    static final String DEFER = """
+            UPDATE outbox SET attempts = attempts - 1,
+                              first_attempt_at = CASE WHEN attempts = 1 THEN NULL ELSE first_attempt_at END,
+                              available_at = $3, claim_token = NULL, claimed_until = NULL
+            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'""";
+
+    static final String OLDEST_PENDING = """
+            SELECT channel, min(created_at) AS oldest FROM outbox WHERE status = 'pending' GROUP BY channel""";
+
     static final String FIND = "SELECT " + COLUMNS + " FROM outbox WHERE outbox_id = $1";
 
     static final String FAILURES = """
@@ -133,6 +142,22 @@ public final class PgOutbox implements Outbox {
         if (result.rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
+    }
+
+    @Override
+    public void defer(String outboxId, UUID claimToken, Instant until) {
+        if (Pg.await(pool.preparedQuery(DEFER).execute(Tuple.of(outboxId, claimToken, Pg.at(until)))).rowCount() != 1) {
+            throw new StaleClaimException(outboxId);
+        }
+    }
+
+    @Override
+    public java.util.Map<String, Instant> oldestPendingByChannel() {
+        java.util.Map<String, Instant> oldest = new java.util.TreeMap<>();
+        for (Row row : Pg.await(pool.preparedQuery(OLDEST_PENDING).execute())) {
+            oldest.put(row.getString("channel"), Pg.instant(row, "oldest"));
+        }
+        return oldest;
     }
 
     @Override

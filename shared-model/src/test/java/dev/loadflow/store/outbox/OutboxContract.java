@@ -212,6 +212,47 @@ public abstract class OutboxContract {
     }
 
     @Test
+    final void aDeferredRowIsDueAgainLaterWithItsAttemptAndBudgetUntouched() {
+        String sms = stageAsk(T0);
+        OutboxRow first = claimOnly(sms);
+
+        outbox.defer(sms, first.claimToken(), T0.plusSeconds(30));
+
+        OutboxRow deferred = outbox.find(sms).orElseThrow();
+        assertThat(deferred.attempts()).isZero();
+        assertThat(deferred.firstAttemptAt()).as("the budget has not started").isNull();
+        assertThat(deferred.claimToken()).isNull();
+        assertThat(outbox.pending(10, T0.plusSeconds(29))).extracting(OutboxRow::outboxId).doesNotContain(sms);
+        clock.set(T0.plusSeconds(30));
+        OutboxRow again = claimOnly(sms);
+        assertThat(again.attempts()).isEqualTo(1);
+        assertThat(again.firstAttemptAt()).isEqualTo(T0.plusSeconds(30));
+        assertThatThrownBy(() -> outbox.defer(sms, first.claimToken(), T0)).isInstanceOf(StaleClaimException.class);
+
+        // a row already tried keeps its budget's start when deferred
+        outbox.markFailed(sms, again.claimToken(), "503", T0.plusSeconds(31));
+        clock.set(T0.plusSeconds(31));
+        OutboxRow retry = claimOnly(sms);
+        outbox.defer(sms, retry.claimToken(), T0.plusSeconds(60));
+        assertThat(outbox.find(sms).orElseThrow().attempts()).isEqualTo(1);
+        assertThat(outbox.find(sms).orElseThrow().firstAttemptAt()).isEqualTo(T0.plusSeconds(30));
+    }
+
+    @Test
+    final void theOldestPendingRowIsReportedPerChannel() {
+        stageAsk(T0);
+        clock.advance(Duration.ofSeconds(40));
+        String later = stageAsk(clock.instant());
+        for (OutboxRow row : outbox.pending(100, clock.instant())) {
+            if (!row.outboxId().equals(later)) {
+                outbox.markDispatched(row.outboxId(), row.claimToken(), "ok");
+            }
+        }
+
+        assertThat(outbox.oldestPendingByChannel()).containsOnly(java.util.Map.entry("sms", T0.plusSeconds(40)));
+    }
+
+    @Test
     final void deadRowsAreListedByFilterAndPagedAndReplayedInBulk() {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {

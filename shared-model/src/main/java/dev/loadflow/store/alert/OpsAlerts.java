@@ -1,0 +1,14 @@
+package dev.loadflow.store.alert;
+
+import java.time.Instant;
+import java.util.List;
+
+/** The {@code ops_alert} table: raise is idempotent per outbox row and kind. */
+public interface OpsAlerts {
+
+    /** Raises an alert; false if this row already raised one of this kind. */
+    boolean raise(String loadId, String outboxId, String actionType, String kind, String message, Instant now);
+
+    /** Alerts raised at or after {@code since} (all when null), newest first. */
+    List<OpsAlert> list(Instant since, int offset, int limit);
+}

@@ -1,0 +1,47 @@
+package dev.loadflow.store.alert;
+
+import dev.loadflow.store.pg.Pg;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link OpsAlerts} on PostgreSQL. */
+public final class PgOpsAlerts implements OpsAlerts {
+
+    static final String RAISE = """
+            INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (outbox_id, kind) DO NOTHING""";
+
+    static final String LIST = """
+            SELECT id, load_id, outbox_id, action_type, kind, message, raised_at FROM ops_alert
+            WHERE $1::timestamptz IS NULL OR raised_at >= $1
+            ORDER BY raised_at DESC, id DESC LIMIT $2 OFFSET $3""";
+
+    private final Pool pool;
+
+    public PgOpsAlerts(Pool pool) {
+        this.pool = pool;
+    }
+
+    @Override
+    public boolean raise(String loadId, String outboxId, String actionType, String kind, String message, Instant now) {
+        return Pg.await(pool.preparedQuery(RAISE).execute(Tuple.of(loadId, outboxId, actionType, kind, message,
+                Pg.at(now)))).rowCount() == 1;
+    }
+
+    @Override
+    public List<OpsAlert> list(Instant since, int offset, int limit) {
+        List<OpsAlert> alerts = new ArrayList<>();
+        for (Row row : Pg.await(pool.preparedQuery(LIST).execute(Tuple.of(Pg.at(since), limit, offset)))) {
+            alerts.add(new OpsAlert(row.getLong("id"), row.getString("load_id"), row.getString("outbox_id"),
+                    row.getString("action_type"), row.getString("kind"), row.getString("message"),
+                    Pg.instant(row, "raised_at")));
+        }
+        return alerts;
+    }
+}
