@@ -54,12 +54,12 @@ public final class PgOutbox implements Outbox {
             WITH failed AS (
                 UPDATE outbox SET status = CASE WHEN $4::timestamptz IS NULL THEN 'dead' ELSE 'pending' END,
                                   available_at = coalesce($4::timestamptz, available_at),
-                                  dead_at = CASE WHEN $4::timestamptz IS NULL THEN $5 END,
+                                  dead_at = CASE WHEN $4::timestamptz IS NULL THEN $5::timestamptz END,
                                   last_failure = $3, claim_token = NULL, claimed_until = NULL
                 WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
                 RETURNING outbox_id, attempts)
             INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
-            SELECT outbox_id, attempts, $5, $3, $4::timestamptz IS NULL FROM failed""";
+            SELECT outbox_id, attempts, $5::timestamptz, $3, $4::timestamptz IS NULL FROM failed""";
 
     static final String DEFER = """
             UPDATE outbox SET attempts = attempts - 1,

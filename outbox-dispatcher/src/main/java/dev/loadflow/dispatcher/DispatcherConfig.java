@@ -1,0 +1,72 @@
+package dev.loadflow.dispatcher;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/** The dispatcher's loop, leases and retries ({@code loadflow.dispatcher.*}). */
+@ConfigMapping(prefix = "loadflow.dispatcher")
+public interface DispatcherConfig {
+
+    /** Whether this instance claims and sends outbox rows (off: admin API only). */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** How long a claim holds a row; far above a send's timeout, so a slow send rarely outlives it. */
+    @WithDefault("PT90S")
+    Duration lease();
+
+    /** Time from a row's first attempt after which no retry is scheduled (the first retry is always allowed). */
+    @WithDefault("PT150S")
+    Duration retryBudget();
+
+    /** The first backoff; it doubles per attempt, with jitter, up to {@link #backoffMax()}. */
+    @WithDefault("PT1S")
+    Duration backoffBase();
+
+    /** The longest backoff between two attempts of one row. */
+    @WithDefault("PT30S")
+    Duration backoffMax();
+
+    /** Rows claimed per round trip. */
+    @WithDefault("50")
+    int batchSize();
+
+    /** Rows sent at once per instance (each channel also has its own limit). */
+    @WithDefault("32")
+    int concurrency();
+
+    /** The polling fallback: how long the loop waits for a NOTIFY before it looks again. */
+    @WithDefault("PT1S")
+    Duration pollInterval();
+
+    /** Dispatched rows older than this are pruned. */
+    @WithDefault("P7D")
+    Duration retention();
+
+    /** Rows deleted per pruning statement (short transactions, no long table locks). */
+    @WithDefault("1000")
+    int pruneBatch();
+
+    Circuit circuit();
+
+    /** The circuit breaker every channel gets. */
+    interface Circuit {
+        /** Failure rate (percent of the last calls) that opens a channel's circuit. */
+        @WithDefault("50")
+        float failureRateThreshold();
+
+        /** Calls in the sliding window the rate is measured on. */
+        @WithDefault("20")
+        int slidingWindow();
+
+        /** Calls needed before the rate counts. */
+        @WithDefault("10")
+        int minimumCalls();
+
+        /** How long an open circuit stays open before trial calls (half-open). */
+        @WithDefault("PT30S")
+        Duration openFor();
+    }
+}

@@ -1,0 +1,111 @@
+package dev.loadflow.dispatcher;
+
+import dev.loadflow.dispatcher.claim.DispatchLoop;
+import dev.loadflow.dispatcher.claim.DispatcherMetrics;
+import dev.loadflow.dispatcher.claim.RetryPolicy;
+import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.dispatcher.fanout.Fanout;
+import dev.loadflow.dispatcher.fanout.FanoutConfig;
+import dev.loadflow.dispatcher.internal.InternalActions;
+import dev.loadflow.dispatcher.internal.LoadStageRepository;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ChannelsConfig;
+import dev.loadflow.store.alert.OpsAlerts;
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.processed.ProcessedEvents;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.store.timer.TimerStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+
+/** Wires the plain-Java dispatcher to the Quarkus pool, config and registry. */
+@ApplicationScoped
+public class DispatcherProducers {
+
+    @Produces
+    @Singleton
+    Outbox outbox(Pool pool, Clock clock, DispatcherConfig config) {
+        return new PgOutbox(pool, clock, config.lease());
+    }
+
+    @Produces
+    @Singleton
+    TimerStore timers(Pool pool, Clock clock) {
+        // the dispatcher only schedules and cancels; the claim lease matters to the pump
+        return new PgTimerStore(pool, clock, Duration.ofSeconds(30));
+    }
+
+    @Produces
+    @Singleton
+    OpsAlerts alerts(Pool pool) {
+        return new PgOpsAlerts(pool);
+    }
+
+    @Produces
+    @Singleton
+    ProcessedEvents processedEvents(Pool pool) {
+        return new PgProcessedEvents(pool);
+    }
+
+    @Produces
+    @Singleton
+    DispatcherMetrics metrics(MeterRegistry registry) {
+        return new DispatcherMetrics(registry);
+    }
+
+    @Produces
+    @Singleton
+    ChannelClients channelClients(ChannelsConfig config, Clock clock) {
+        return new ChannelClients(config, clock);
+    }
+
+    @Produces
+    @Singleton
+    ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, MeterRegistry registry) {
+        ChannelGuards guards = new ChannelGuards(config.circuit(), channel -> switch (channel) {
+            case "sms" -> channels.sms().maxConcurrency();
+            case "hero" -> channels.hero().maxConcurrency();
+            case "slack" -> channels.slack().maxConcurrency();
+            default -> config.concurrency();
+        }, registry);
+        guards.register("sms", "hero", "slack", "fanout");
+        return guards;
+    }
+
+    @Produces
+    @Singleton
+    RetryPolicy retryPolicy(DispatcherConfig config) {
+        return new RetryPolicy(config.backoffBase(), config.backoffMax(), config.retryBudget(), new SecureRandom());
+    }
+
+    @Produces
+    @Singleton
+    RowDispatcher rowDispatcher(Outbox outbox, LoadQueue queue, ChannelClients channels, TimerStore timers, Pool pool,
+                                FanoutConfig fanout, ProcessedEvents processed, ChannelGuards guards, RetryPolicy retries,
+                                OpsAlerts alerts, DispatcherMetrics metrics, Clock clock) {
+        return new RowDispatcher(outbox, queue, channels,
+                new InternalActions(timers, new LoadStageRepository(pool), clock),
+                new Fanout(fanout, processed, channels, clock), guards, retries, alerts, metrics, clock);
+    }
+
+    @Produces
+    @Singleton
+    DispatchLoop loop(Outbox outbox, RowDispatcher dispatcher, PgNotifications notifications, Clock clock,
+                      DispatcherConfig config) {
+        return new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock,
+                config.batchSize(), config.concurrency(), config.pollInterval());
+    }
+}

@@ -1,0 +1,49 @@
+package dev.loadflow.dispatcher.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.json.JsonReader;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/**
+ * Everything under {@code /admin/} needs {@code Authorization: Bearer <loadflow.admin.token>}
+ * (env {@code LOADFLOW_ADMIN_TOKEN}); anything else gets 401. Without a configured token the
+ * admin API is closed to everyone.
+ */
+public class AdminAuth {
+
+    private final Optional<String> token;
+
+    AdminAuth(@ConfigProperty(name = "loadflow.admin.token") Optional<String> token) {
+        this.token = token.filter(t -> !t.isBlank());
+    }
+
+    @ServerRequestFilter(preMatching = true)
+    public Optional<Response> authenticate(ContainerRequestContext request) {
+        String path = request.getUriInfo().getPath();
+        if (!path.startsWith("/admin/") && !path.equals("/admin")) {
+            return Optional.empty();
+        }
+        String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);
+        if (token.isPresent() && header != null && header.startsWith("Bearer ")
+                && MessageDigest.isEqual(token.get().getBytes(StandardCharsets.UTF_8),
+                header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8))) {
+            return Optional.empty();
+        }
+        ObjectNode problem = JsonReader.MAPPER.createObjectNode()
+                .put("type", "about:blank").put("title", "Unauthorized").put("status", 401)
+                .put("detail", token.isPresent()
+                        ? "admin endpoints need 'Authorization: Bearer <token>' with the configured loadflow.admin.token"
+                        : "no loadflow.admin.token is configured: the admin API is closed");
+        return Optional.of(Response.status(Response.Status.UNAUTHORIZED)
+                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"loadflow-admin\"")
+                .type("application/problem+json").entity(problem.toString()).build());
+    }
+}

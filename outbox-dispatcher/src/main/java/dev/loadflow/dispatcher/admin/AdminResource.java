@@ -1,0 +1,167 @@
+package dev.loadflow.dispatcher.admin;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.store.alert.OpsAlert;
+import dev.loadflow.store.alert.OpsAlerts;
+import dev.loadflow.store.outbox.DeadRowQuery;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxFailure;
+import dev.loadflow.store.outbox.OutboxRow;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+
+/**
+ * The operators' API for parked (dead) outbox rows and ops alerts. Outbox ids hold {@code /}:
+ * send them URL-encoded ({@code 481207%2Fask%3Aeta_request%3Aping_0700%2F1%2Fsend_sms}).
+ */
+@Path("/admin")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "admin", description = "Parked outbox rows and ops alerts")
+@SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer")
+@SecurityRequirement(name = "bearer")
+public class AdminResource {
+
+    private static final int MAX_PAGE_SIZE = 500;
+
+    private final Outbox outbox;
+    private final OpsAlerts alerts;
+    private final Clock clock;
+
+    AdminResource(Outbox outbox, OpsAlerts alerts, Clock clock) {
+        this.outbox = outbox;
+        this.alerts = alerts;
+        this.clock = clock;
+    }
+
+    @GET
+    @Path("/outbox/dead")
+    @RunOnVirtualThread
+    @Operation(summary = "List parked rows, newest dead first; filters are optional")
+    public Response dead(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
+                         @QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
+                         @QueryParam("size") @DefaultValue("50") int size) {
+        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+            return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
+        }
+        Instant from;
+        try {
+            from = since == null ? null : Instant.parse(since);
+        } catch (DateTimeParseException e) {
+            return problem(Response.Status.BAD_REQUEST, "since must be an ISO-8601 instant, got '" + since + "'");
+        }
+        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("page", page).put("size", size);
+        ArrayNode rows = json.putArray("rows");
+        outbox.dead(new DeadRowQuery(loadId, actionType, from, page * size, size)).forEach(r -> rows.add(row(r)));
+        return Response.ok(json.toString()).build();
+    }
+
+    @GET
+    @Path("/outbox/{outboxId: .+}")
+    @RunOnVirtualThread
+    @Operation(summary = "Show one outbox row with its failed attempts")
+    public Response show(@PathParam("outboxId") String outboxId) {
+        return outbox.find(outboxId).map(r -> {
+            ObjectNode json = row(r);
+            ArrayNode failures = json.putArray("failures");
+            for (OutboxFailure f : outbox.failures(outboxId)) {
+                failures.addObject().put("attempt", f.attempt()).put("failedAt", f.failedAt().toString())
+                        .put("failure", f.failure()).put("parked", f.parked());
+            }
+            return Response.ok(json.toString()).build();
+        }).orElseGet(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
+    }
+
+    @POST
+    @Path("/outbox/{outboxId: .+}/replay")
+    @RunOnVirtualThread
+    @Operation(summary = "Requeue one parked row: fresh retry budget, same idempotency key")
+    public Response replay(@PathParam("outboxId") String outboxId) {
+        if (outbox.replay(outboxId, clock.instant())) {
+            return Response.ok(JsonReader.MAPPER.createObjectNode().put("outboxId", outboxId).put("replayed", 1).toString()).build();
+        }
+        return outbox.find(outboxId).isPresent()
+                ? problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is not dead")
+                : problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId);
+    }
+
+    @POST
+    @Path("/outbox/replay")
+    @RunOnVirtualThread
+    @Operation(summary = "Requeue every parked row that matches the filters")
+    public Response replayMatching(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
+                                   @QueryParam("since") String since) {
+        Instant from;
+        try {
+            from = since == null ? null : Instant.parse(since);
+        } catch (DateTimeParseException e) {
+            return problem(Response.Status.BAD_REQUEST, "since must be an ISO-8601 instant, got '" + since + "'");
+        }
+        int replayed = outbox.replay(new DeadRowQuery(loadId, actionType, from, 0, 1), clock.instant());
+        return Response.ok(JsonReader.MAPPER.createObjectNode().put("replayed", replayed).toString()).build();
+    }
+
+    @GET
+    @Path("/alerts")
+    @RunOnVirtualThread
+    @Operation(summary = "List ops alerts, newest first")
+    public Response alerts(@QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
+                           @QueryParam("size") @DefaultValue("50") int size) {
+        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+            return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
+        }
+        Instant from;
+        try {
+            from = since == null ? null : Instant.parse(since);
+        } catch (DateTimeParseException e) {
+            return problem(Response.Status.BAD_REQUEST, "since must be an ISO-8601 instant, got '" + since + "'");
+        }
+        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("page", page).put("size", size);
+        ArrayNode list = json.putArray("alerts");
+        for (OpsAlert alert : alerts.list(from, page * size, size)) {
+            list.addObject().put("id", alert.id()).put("loadId", alert.loadId()).put("outboxId", alert.outboxId())
+                    .put("actionType", alert.actionType()).put("kind", alert.kind()).put("message", alert.message())
+                    .put("raisedAt", alert.raisedAt().toString());
+        }
+        return Response.ok(json.toString()).build();
+    }
+
+    private static ObjectNode row(OutboxRow r) {
+        ObjectNode json = JsonReader.MAPPER.createObjectNode()
+                .put("outboxId", r.outboxId()).put("loadId", r.loadId()).put("actionType", r.actionType())
+                .put("channel", r.channel()).put("status", r.status().wire()).put("attempts", r.attempts())
+                .put("availableAt", r.availableAt().toString())
+                .put("firstAttemptAt", r.firstAttemptAt() == null ? null : r.firstAttemptAt().toString())
+                .put("lastFailure", r.lastFailure()).put("receipt", r.receipt())
+                .put("dispatchedAt", r.dispatchedAt() == null ? null : r.dispatchedAt().toString())
+                .put("deadAt", r.deadAt() == null ? null : r.deadAt().toString())
+                .put("correlationId", r.correlationId()).put("causationId", r.causationId())
+                .put("createdAt", r.createdAt().toString());
+        json.set("payload", JsonReader.parse(r.payload()).node());
+        return json;
+    }
+
+    private static Response problem(Response.Status status, String detail) {
+        return Response.status(status).type("application/problem+json").entity(JsonReader.MAPPER.createObjectNode()
+                .put("type", "about:blank").put("title", status.getReasonPhrase()).put("status", status.getStatusCode())
+                .put("detail", detail).toString()).build();
+    }
+}

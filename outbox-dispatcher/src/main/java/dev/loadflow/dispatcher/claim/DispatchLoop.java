@@ -1,0 +1,145 @@
+package dev.loadflow.dispatcher.claim;
+
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.pg.WakeupSignal;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Claims due rows in batches, never more than it has free senders for (a claim's lease runs
+ * from the claim), and dispatches each on a virtual thread. Wakes on {@code NOTIFY
+ * loadflow_outbox} when a decision commits rows, and polls every {@code pollInterval} for rows
+ * that come due by time (backoff, expired leases). Several instances share the work through
+ * {@code SKIP LOCKED}.
+ */
+public final class DispatchLoop {
+
+    private static final Logger LOG = Logger.getLogger(DispatchLoop.class);
+
+    private final Outbox outbox;
+    private final RowDispatcher dispatcher;
+    private final WakeupSignal wakeup;
+    private final Clock clock;
+    private final int batchSize;
+    private final Duration pollInterval;
+    private final Semaphore senders;
+    private final int concurrency;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private volatile boolean running;
+    private volatile long lastLoopNanos = System.nanoTime();
+    private Thread loop;
+
+    public DispatchLoop(Outbox outbox, RowDispatcher dispatcher, WakeupSignal wakeup, Clock clock, int batchSize,
+                        int concurrency, Duration pollInterval) {
+        this.outbox = outbox;
+        this.dispatcher = dispatcher;
+        this.wakeup = wakeup;
+        this.clock = clock;
+        this.batchSize = batchSize;
+        this.concurrency = concurrency;
+        this.pollInterval = pollInterval;
+        this.senders = new Semaphore(concurrency);
+    }
+
+    public synchronized void start() {
+        if (loop == null) {
+            running = true;
+            loop = Thread.ofPlatform().name("outbox-dispatch-loop").daemon().start(this::loop);
+            LOG.infof("dispatching the outbox with %d concurrent sends", concurrency);
+        }
+    }
+
+    public boolean running() {
+        return running && loop != null && loop.isAlive();
+    }
+
+    public Duration sinceLastLoop() {
+        return Duration.ofNanos(System.nanoTime() - lastLoopNanos);
+    }
+
+    /** Claims and dispatches one batch; returns how many rows it claimed. For the loop and for tests. */
+    public int dispatchOnce() throws InterruptedException {
+        if (!senders.tryAcquire(pollInterval.toMillis(), TimeUnit.MILLISECONDS)) {
+            return 0;
+        }
+        int permits = 1;
+        while (permits < batchSize && senders.tryAcquire()) {
+            permits++;
+        }
+        List<OutboxRow> rows;
+        try {
+            rows = outbox.pending(permits, clock.instant());
+        } catch (RuntimeException e) {
+            senders.release(permits);
+            throw e;
+        }
+        senders.release(permits - rows.size());
+        for (OutboxRow row : rows) {
+            executor.submit(() -> {
+                try {
+                    dispatcher.dispatch(row);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    // the row stays claimed until its lease ends, then it is due again
+                    LOG.errorf(e, "dispatching %s failed; it is retried when its lease ends", row.outboxId());
+                } finally {
+                    senders.release();
+                }
+            });
+        }
+        return rows.size();
+    }
+
+    private void loop() {
+        Duration backoff = Duration.ofMillis(500);
+        while (running) {
+            lastLoopNanos = System.nanoTime();
+            long seen = wakeup.generation();
+            try {
+                if (dispatchOnce() == 0) {
+                    wakeup.awaitAfter(seen, pollInterval);
+                }
+                backoff = Duration.ofMillis(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.errorf("claiming outbox rows failed (%s); retrying in %s", e.getMessage(), backoff);
+                wakeup.awaitAfter(wakeup.generation(), backoff);
+                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    /** Stops claiming and waits up to {@code grace} for sends in flight (unfinished rows are retried after their lease). */
+    public boolean stop(Duration grace) {
+        running = false;
+        Thread current;
+        synchronized (this) {
+            current = loop;
+        }
+        if (current != null) {
+            try {
+                current.join(pollInterval.toMillis() + 5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        executor.shutdown();
+        try {
+            return executor.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package dev.loadflow.dispatcher.claim;
+
+import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.store.outbox.Outbox;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Liveness;
+import org.eclipse.microprofile.health.Readiness;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Starts and stops the dispatch loop with the service, reports its health, keeps the
+ * {@code loadflow.outbox.oldest.pending.age{channel}} gauges current and prunes old
+ * dispatched rows in short batches.
+ */
+@ApplicationScoped
+public class DispatcherLifecycle {
+
+    private static final Logger LOG = Logger.getLogger(DispatcherLifecycle.class);
+
+    private final DispatchLoop loop;
+    private final DispatcherConfig config;
+    private final Outbox outbox;
+    private final Clock clock;
+    private final Map<String, AtomicLong> oldestAgeMillis = new ConcurrentHashMap<>();
+    private final MeterRegistry registry;
+
+    DispatcherLifecycle(DispatchLoop loop, DispatcherConfig config, Outbox outbox, Clock clock, MeterRegistry registry) {
+        this.loop = loop;
+        this.config = config;
+        this.outbox = outbox;
+        this.clock = clock;
+        this.registry = registry;
+        gauge("all");
+        for (String channel : DispatcherMetrics.CHANNELS) {
+            gauge(channel);
+        }
+    }
+
+    private AtomicLong gauge(String channel) {
+        return oldestAgeMillis.computeIfAbsent(channel, c -> {
+            AtomicLong value = new AtomicLong();
+            TimeGauge.builder("loadflow.outbox.oldest.pending.age", value, TimeUnit.MILLISECONDS, AtomicLong::get)
+                    .description("Age of the oldest pending outbox row (all: every channel)")
+                    .tag("channel", c).register(registry);
+            return value;
+        });
+    }
+
+    void start(@Observes StartupEvent event) {
+        if (config.enabled()) {
+            loop.start();
+        } else {
+            LOG.info("loadflow.dispatcher.enabled=false: not dispatching");
+        }
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (config.enabled()) {
+            loop.stop(Duration.ofSeconds(15));
+        }
+    }
+
+    @Scheduled(every = "${loadflow.dispatcher.metrics-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void refreshAges() {
+        try {
+            Instant now = clock.instant();
+            Map<String, Instant> oldest = outbox.oldestPendingByChannel();
+            long all = 0;
+            for (Map.Entry<String, AtomicLong> entry : oldestAgeMillis.entrySet()) {
+                Instant at = oldest.get(entry.getKey());
+                long age = at == null ? 0 : Math.max(0, Duration.between(at, now).toMillis());
+                entry.getValue().set(age);
+                all = Math.max(all, age);
+            }
+            for (Map.Entry<String, Instant> entry : oldest.entrySet()) {
+                all = Math.max(all, Duration.between(entry.getValue(), now).toMillis());
+            }
+            gauge("all").set(all);
+        } catch (RuntimeException e) {
+            LOG.warnf("could not read the outbox's oldest pending rows: %s", e.getMessage());
+        }
+    }
+
+    @Scheduled(every = "${loadflow.dispatcher.prune-interval:1h}", delayed = "1m",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void prune() {
+        Instant before = clock.instant().minus(config.retention());
+        int total = 0;
+        int deleted;
+        do {
+            deleted = outbox.pruneDispatched(before, config.pruneBatch());
+            total += deleted;
+        } while (deleted == config.pruneBatch());
+        if (total > 0) {
+            LOG.infof("pruned %d outbox rows dispatched before %s", total, before);
+        }
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck dispatching() {
+        return () -> HealthCheckResponse.named("outbox-dispatch-loop")
+                .status(!config.enabled() || loop.running()).withData("enabled", config.enabled()).build();
+    }
+
+    @Produces
+    @Liveness
+    HealthCheck loopAlive() {
+        Duration limit = config.pollInterval().multipliedBy(10).plusSeconds(30);
+        return () -> HealthCheckResponse.named("outbox-dispatch-loop-alive")
+                .status(!config.enabled() || (loop.running() && loop.sinceLastLoop().compareTo(limit) < 0))
+                .withData("sinceLastLoopMillis", loop.sinceLastLoop().toMillis()).build();
+    }
+}

@@ -1,0 +1,65 @@
+package dev.loadflow.dispatcher.send;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one attempt at an outbox row came to. DESIGN.md: 2xx = delivered (the body is the
+ * receipt); 408, 425, 429, 5xx, timeouts and connection errors = retryable (honour
+ * {@code Retry-After}); any other 4xx = permanent.
+ */
+public sealed interface SendResult {
+
+    record Delivered(String receipt) implements SendResult {
+    }
+
+    record Retryable(String reason, Optional<Duration> retryAfter) implements SendResult {
+    }
+
+    record Permanent(String reason) implements SendResult {
+    }
+
+    Set<Integer> RETRYABLE_4XX = Set.of(408, 425, 429);
+
+    /** Classifies an HTTP answer. */
+    static SendResult of(int status, String body, String retryAfterHeader, Clock clock) {
+        String summary = status + (body == null || body.isBlank() ? "" : ": " + abbreviate(body));
+        if (status >= 200 && status < 300) {
+            return new Delivered(body == null ? "" : body);
+        }
+        if (status >= 500 || RETRYABLE_4XX.contains(status)) {
+            return new Retryable(summary, retryAfter(retryAfterHeader, clock));
+        }
+        return new Permanent(summary);
+    }
+
+    /** {@code Retry-After} as delay-seconds or an HTTP date; empty when absent or unreadable. */
+    static Optional<Duration> retryAfter(String header, Clock clock) {
+        if (header == null || header.isBlank()) {
+            return Optional.empty();
+        }
+        String value = header.trim();
+        try {
+            return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(value))));
+        } catch (NumberFormatException notSeconds) {
+            try {
+                Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                Duration delay = Duration.between(clock.instant(), at);
+                return Optional.of(delay.isNegative() ? Duration.ZERO : delay);
+            } catch (DateTimeParseException notADate) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private static String abbreviate(String text) {
+        String oneLine = text.replaceAll("\\s+", " ").trim();
+        return oneLine.length() <= 300 ? oneLine : oneLine.substring(0, 300) + "…";
+    }
+}

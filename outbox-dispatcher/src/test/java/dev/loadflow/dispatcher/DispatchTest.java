@@ -1,0 +1,253 @@
+package dev.loadflow.dispatcher;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.json.EventCodec;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.id.TimerId;
+import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxMessage;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.timer.TimerStatus;
+import dev.loadflow.store.timer.TimerStore;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.sqlclient.Pool;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static dev.loadflow.dispatcher.Staging.awaitStatus;
+import static dev.loadflow.dispatcher.Staging.count;
+import static dev.loadflow.dispatcher.Staging.queued;
+import static dev.loadflow.dispatcher.Staging.smsId;
+import static dev.loadflow.dispatcher.WireMockChannels.ADMIN_TOKEN;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.is;
+
+/** The dispatcher against real PostgreSQL and a real HTTP server standing in for each channel. */
+@QuarkusTest
+@WithTestResource(PostgresTestResource.class)
+@WithTestResource(WireMockChannels.class)
+class DispatchTest {
+
+    @Inject
+    EventStore events;
+
+    @Inject
+    Outbox outbox;
+
+    @Inject
+    TimerStore timers;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    Clock clock;
+
+    private final WireMockServer wiremock = WireMockChannels.server();
+
+    private void smsAnswers(String load, int status, String body) {
+        wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load)))
+                .willReturn(aResponse().withStatus(status).withBody(body)));
+    }
+
+    private static EventPayload.ActionOutcome outcome(String json) {
+        InboundEvent event = EventCodec.decode(json);
+        return (EventPayload.ActionOutcome) event.payload();
+    }
+
+    @Test
+    void aPendingSmsReachesTheSmsServiceWithItsKeyIsMarkedWithTheReceiptAndItsOutcomeIsQueued() {
+        String load = newLoadId();
+        smsAnswers(load, 201, "{\"messageId\":\"m-42\"}");
+        Instant decidedAt = clock.instant();
+
+        Staging.etaAsk(events, load, decidedAt);
+
+        OutboxRow sms = awaitStatus(outbox, smsId(load), OutboxStatus.DISPATCHED);
+        assertThat(sms.receipt()).isEqualTo("{\"messageId\":\"m-42\"}");
+        assertThat(sms.attempts()).isEqualTo(1);
+        wiremock.verify(1, postRequestedFor(urlEqualTo("/sms/messages"))
+                .withHeader("Idempotency-Key", equalTo(smsId(load)))
+                .withRequestBody(equalToJson("{\"to\":\"+15550100\",\"text\":\"ETA?\"}")));
+        String delivered = queued(pool, load, "out:" + smsId(load) + ":delivered");
+        assertThat(delivered).isNotNull();
+        assertThat(outcome(delivered).receipt()).isEqualTo("{\"messageId\":\"m-42\"}");
+        assertThat(outcome(delivered).heroChannel()).isFalse();
+
+        // set_timer is internal: applied to the timer store, outcome queued too
+        String timerRow = load + "/" + Staging.ASK + "/1/set_timer";
+        awaitStatus(outbox, timerRow, OutboxStatus.DISPATCHED);
+        assertThat(timers.find(TimerId.of(load, Staging.ASK, 1))).hasValueSatisfying(t -> {
+            assertThat(t.status()).isEqualTo(TimerStatus.SCHEDULED);
+            assertThat(t.fireAt()).isEqualTo(decidedAt.plus(Duration.ofMinutes(30)));
+        });
+        assertThat(queued(pool, load, "out:" + timerRow + ":delivered")).isNotNull();
+    }
+
+    @Test
+    void internalCancelAndStageActionsAreAppliedInTheDatabase() {
+        String load = newLoadId();
+        TimerId timer = TimerId.of(load, Staging.ASK, 1);
+        Staging.decide(events, load, List.of(new Action.CancelTimer(timer),
+                new Action.UpdateStage(Staging.ASK.toString(), 1, "at_pickup")), clock.instant());
+
+        awaitStatus(outbox, load + "/" + Staging.ASK + "/1/cancel_timer", OutboxStatus.DISPATCHED);
+        awaitStatus(outbox, load + "/" + Staging.ASK + "/1/update_stage", OutboxStatus.DISPATCHED);
+
+        assertThat(timers.find(timer).orElseThrow().status()).as("a cancel before its schedule").isEqualTo(TimerStatus.CANCELLED);
+        assertThat(count(pool, "SELECT count(*) FROM load_stage WHERE load_id = $1 AND stage = 'at_pickup'", load)).isEqualTo(1);
+    }
+
+    @Test
+    void fiveHundredAndThreesUntilTheBudgetIsSpentParkTheRowAndPublishAFailedOutcome() {
+        String load = newLoadId();
+        smsAnswers(load, 503, "provider down");
+
+        Staging.etaAsk(events, load, clock.instant());
+
+        OutboxRow dead = awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+        assertThat(dead.attempts()).isGreaterThanOrEqualTo(3);
+        assertThat(dead.lastFailure()).contains("retry budget").contains("503");
+        assertThat(outbox.failures(smsId(load))).hasSize(dead.attempts()).last().satisfies(f -> assertThat(f.parked()).isTrue());
+        String failed = queued(pool, load, "out:" + smsId(load) + ":failed");
+        assertThat(failed).isNotNull();
+        assertThat(outcome(failed).heroChannel()).as("an SMS is external: the agent escalates").isFalse();
+        assertThat(count(pool, "SELECT count(*) FROM ops_alert WHERE load_id = $1", load)).isZero();
+        wiremock.verify(dead.attempts(), postRequestedFor(urlEqualTo("/sms/messages"))
+                .withHeader("Idempotency-Key", equalTo(smsId(load))));
+    }
+
+    @Test
+    void aFourHundredParksTheRowAtOnce() {
+        String load = newLoadId();
+        smsAnswers(load, 400, "{\"error\":\"invalid number\"}");
+
+        Staging.etaAsk(events, load, clock.instant());
+
+        OutboxRow dead = awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+        assertThat(dead.attempts()).isEqualTo(1);
+        assertThat(dead.lastFailure()).startsWith("permanent: 400");
+        assertThat(queued(pool, load, "out:" + smsId(load) + ":failed")).isNotNull();
+    }
+
+    @Test
+    void retryAfterIsHonoured() {
+        String load = newLoadId();
+        wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load)))
+                .inScenario(load).whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(429).withHeader("Retry-After", "1")).willSetStateTo("ok"));
+        wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load)))
+                .inScenario(load).whenScenarioStateIs("ok").willReturn(aResponse().withStatus(200).withBody("ok")));
+
+        Staging.etaAsk(events, load, clock.instant());
+
+        OutboxRow sms = awaitStatus(outbox, smsId(load), OutboxStatus.DISPATCHED);
+        Instant failedAt = outbox.failures(smsId(load)).get(0).failedAt();
+        assertThat(sms.attempts()).isEqualTo(2);
+        assertThat(sms.dispatchedAt()).isAfterOrEqualTo(failedAt.plusSeconds(1));
+    }
+
+    @Test
+    void aDeadHeroTaskRaisesAnOpsAlertAndNeverAnotherHeroTask() {
+        String load = newLoadId();
+        String task = load + "/" + Staging.ASK + "/3/create_hero_task";
+        wiremock.stubFor(post(urlEqualTo("/hero/tasks")).withHeader("Idempotency-Key", equalTo(task))
+                .willReturn(aResponse().withStatus(422).withBody("title too long")));
+
+        Staging.heroTask(events, load, clock.instant());
+
+        awaitStatus(outbox, task, OutboxStatus.DEAD);
+        String failed = queued(pool, load, "out:" + task + ":failed");
+        assertThat(outcome(failed).heroChannel()).isTrue();
+        assertThat(count(pool, "SELECT count(*) FROM ops_alert WHERE outbox_id = $1 AND kind = 'action_dead'", task)).isEqualTo(1);
+        assertThat(count(pool, "SELECT count(*) FROM outbox WHERE load_id = $1", load)).as("no new Hero task row").isEqualTo(1);
+        wiremock.verify(1, postRequestedFor(urlEqualTo("/hero/tasks")).withHeader("Idempotency-Key", equalTo(task)));
+        given().auth().oauth2(ADMIN_TOKEN).get("/admin/alerts")
+                .then().statusCode(200).body("alerts.outboxId", hasItem(task)).body("alerts.kind", hasItem("action_dead"));
+        String metrics = given().get("/q/metrics").then().extract().asString();
+        assertThat(metrics).containsPattern("loadflow_ops_alerts_total\\{kind=\"action_dead\"\\} [1-9]");
+    }
+
+    @Test
+    void aReplayThroughTheAdminApiSendsAParkedRowAgainWithTheSameKey() {
+        String load = newLoadId();
+        smsAnswers(load, 400, "invalid number");
+        Staging.etaAsk(events, load, clock.instant());
+        awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+        String encoded = URLEncoder.encode(smsId(load), StandardCharsets.UTF_8);
+
+        given().urlEncodingEnabled(false).get("/admin/outbox/" + encoded).then().statusCode(401).header("WWW-Authenticate", "Bearer realm=\"loadflow-admin\"");
+        given().urlEncodingEnabled(false).auth().oauth2("wrong").post("/admin/outbox/" + encoded + "/replay").then().statusCode(401);
+        given().auth().oauth2(ADMIN_TOKEN).queryParam("loadId", load).get("/admin/outbox/dead")
+                .then().statusCode(200).body("rows.outboxId", hasItem(smsId(load)));
+        given().urlEncodingEnabled(false).auth().oauth2(ADMIN_TOKEN).get("/admin/outbox/" + encoded)
+                .then().statusCode(200).body("status", is("dead")).body("failures[0].failure", is("permanent: 400: invalid number"));
+
+        smsAnswers(load, 200, "fixed");
+        given().urlEncodingEnabled(false).auth().oauth2(ADMIN_TOKEN).post("/admin/outbox/" + encoded + "/replay")
+                .then().statusCode(200).body("replayed", is(1));
+
+        OutboxRow sent = awaitStatus(outbox, smsId(load), OutboxStatus.DISPATCHED);
+        assertThat(sent.receipt()).isEqualTo("fixed");
+        wiremock.verify(2, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load))));
+        given().urlEncodingEnabled(false).auth().oauth2(ADMIN_TOKEN).post("/admin/outbox/" + encoded + "/replay").then().statusCode(409);
+        given().auth().oauth2(ADMIN_TOKEN).queryParam("loadId", load).post("/admin/outbox/replay")
+                .then().statusCode(200).body("replayed", is(0));
+    }
+
+    @Test
+    void aFanOutEventRetriesOnlyTheSubscriberThatFailed() {
+        String load = newLoadId();
+        String id = load + "/stage/1/stage_changed";
+        wiremock.stubFor(post(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id))
+                .willReturn(aResponse().withStatus(204)));
+        wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
+                .inScenario(id).whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
+        wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
+                .inScenario(id).whenScenarioStateIs("up").willReturn(aResponse().withStatus(200)));
+        Instant now = clock.instant();
+        InboundEvent ping = new InboundEvent("ping_0700", load, now, now, "c-1", null,
+                new EventPayload.LocationPing(dev.loadflow.model.event.Risk.HIGH, 1, 1));
+        events.append(load, List.of(ping), 0, List.of(new OutboxMessage(id, load, "stage_changed", "fanout",
+                "{\"loadId\":\"" + load + "\",\"stage\":\"delivered\"}", now, "c-1", "ping_0700")));
+
+        OutboxRow done = awaitStatus(outbox, id, OutboxStatus.DISPATCHED);
+
+        assertThat(done.attempts()).isEqualTo(2);
+        wiremock.verify(1, postRequestedFor(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id)));
+        wiremock.verify(2, postRequestedFor(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id)));
+        assertThat(count(pool, "SELECT count(*) FROM processed_event WHERE event_id = $1", id)).isEqualTo(2);
+        assertThat(queued(pool, load, "out:" + id + ":delivered")).as("fan-out events have no outcome").isNull();
+    }
+
+    @Test
+    void theAdminApiIsDescribedByAnOpenApiDocument() {
+        given().get("/q/openapi?format=json").then().statusCode(200)
+                .body("paths.'/admin/outbox/dead'.get.summary", is("List parked rows, newest dead first; filters are optional"))
+                .body("components.securitySchemes.bearer.scheme", is("bearer"));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.loadflow.dispatcher;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+import java.util.Map;
+
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+
+/**
+ * A real HTTP server standing in for every channel (SMS, Hero tasks, Hero Slack) and for two
+ * fan-out subscribers ({@code crm}, {@code billing}, both on {@code stage_changed}).
+ */
+public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
+
+    public static final String ADMIN_TOKEN = "test-admin-token";
+
+    private static WireMockServer server;
+
+    public static WireMockServer server() {
+        return server;
+    }
+
+    @Override
+    public Map<String, String> start() {
+        server = new WireMockServer(options().dynamicPort().containerThreads(64));
+        server.start();
+        String base = server.baseUrl();
+        return Map.of(
+                "loadflow.channels.sms.url", base + "/sms",
+                "loadflow.channels.hero.url", base + "/hero",
+                "loadflow.channels.slack.url", base + "/slack",
+                "loadflow.fanout.subscribers.crm.url", base + "/crm",
+                "loadflow.fanout.subscribers.crm.events", "stage_changed",
+                "loadflow.fanout.subscribers.billing.url", base + "/billing",
+                "loadflow.fanout.subscribers.billing.events", "stage_changed",
+                "loadflow.admin.token", ADMIN_TOKEN);
+    }
+
+    @Override
+    public void stop() {
+        if (server != null) {
+            server.stop();
+        }
+    }
+}
