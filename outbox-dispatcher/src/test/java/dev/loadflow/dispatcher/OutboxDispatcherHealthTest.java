@@ -4,8 +4,24 @@ import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.service.testing.ServiceHealthContract;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.Test;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.is;
 
 @QuarkusTest
 @WithTestResource(PostgresTestResource.class)
 class OutboxDispatcherHealthTest extends ServiceHealthContract {
+
+    @Test
+    void readyWithTheDispatchLoopRunningAndTheAdminApiClosedWithoutAToken() {
+        given().when().get("/q/health/ready")
+                .then().statusCode(200)
+                .body("checks.find { it.name == 'outbox-dispatch-loop' }.status", is("UP"));
+        given().when().get("/q/health/live")
+                .then().statusCode(200)
+                .body("checks.find { it.name == 'outbox-dispatch-loop-alive' }.status", is("UP"));
+        given().when().get("/admin/alerts").then().statusCode(401)
+                .body("detail", is("no loadflow.admin.token is configured: the admin API is closed"));
+    }
 }

@@ -49,10 +49,12 @@ public final class ChannelGuards {
      */
     public Optional<Permit> acquire(String channel) throws InterruptedException {
         Guard guard = guard(channel);
+        // the slot first: a send that waited for one must still find the circuit closed
+        guard.slots.acquire();
         if (!guard.breaker.tryAcquirePermission()) {
+            guard.slots.release();
             return Optional.empty();
         }
-        guard.slots.acquire();
         return Optional.of(new Permit() {
             @Override
             public void succeeded(long nanos) {

@@ -1,0 +1,110 @@
+package dev.loadflow.dispatcher;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.OutboxStatus;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.vertx.sqlclient.Pool;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static dev.loadflow.dispatcher.Staging.queued;
+import static dev.loadflow.dispatcher.Staging.smsId;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * ADR 0003 "Late FAILED next to DELIVERED": a send that outlasts its lease. The second
+ * dispatcher takes the row over and re-sends with the same key; the first one's late mark is
+ * refused and changes nothing; both outcomes are published, with ids that differ by status.
+ * The loop is off: the test plays both dispatchers step by step.
+ */
+@QuarkusTest
+@TestProfile(SlowSendTest.ShortLease.class)
+@WithTestResource(PostgresTestResource.class)
+@WithTestResource(WireMockChannels.class)
+class SlowSendTest {
+
+    public static class ShortLease implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("loadflow.dispatcher.lease", "PT1S", "loadflow.dispatcher.enabled", "false");
+        }
+    }
+
+    @Inject
+    EventStore events;
+
+    @Inject
+    Outbox outbox;
+
+    @Inject
+    RowDispatcher dispatcher;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    Pool pool;
+
+    @Test
+    void aSendSlowerThanTheLeaseIsTakenOverAndBothOutcomesArePublished() throws Exception {
+        WireMockServer wiremock = WireMockChannels.server();
+        String load = newLoadId();
+        String sms = smsId(load);
+        wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(sms))
+                .inScenario(sms).whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(200).withBody("late receipt").withFixedDelay(2_500))
+                .willSetStateTo("second"));
+        wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(sms))
+                .inScenario(sms).whenScenarioStateIs("second")
+                .willReturn(aResponse().withStatus(400).withBody("number blocked")));
+        Staging.etaAsk(events, load, clock.instant());
+
+        OutboxRow first = outbox.pending(10, clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(sms)).findFirst().orElseThrow();
+        CompletableFuture<Void> slow = CompletableFuture.runAsync(() -> {
+            try {
+                dispatcher.dispatch(first);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Thread.sleep(1_200); // the lease (1 s) ends while the first send is still waiting for its answer
+
+        OutboxRow takenOver = outbox.pending(10, clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(sms)).findFirst().orElseThrow();
+        assertThat(takenOver.claimToken()).isNotEqualTo(first.claimToken());
+        dispatcher.dispatch(takenOver);
+        slow.get();
+
+        OutboxRow row = outbox.find(sms).orElseThrow();
+        assertThat(row.status()).as("the late mark changed nothing").isEqualTo(OutboxStatus.DEAD);
+        assertThat(row.receipt()).isNull();
+        assertThat(row.lastFailure()).contains("number blocked");
+        wiremock.verify(2, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(sms)));
+        assertThat(queued(pool, load, "out:" + sms + ":delivered")).isNotNull();
+        assertThat(queued(pool, load, "out:" + sms + ":failed")).isNotNull();
+        assertThat(given().get("/q/metrics").then().extract().asString())
+                .containsPattern("loadflow_outbox_sends_total\\{channel=\"sms\",result=\"stale\"\\} [1-9]");
+    }
+}
