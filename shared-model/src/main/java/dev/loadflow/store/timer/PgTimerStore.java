@@ -55,6 +55,8 @@ public final class PgTimerStore implements TimerStore {
 
     static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM timers WHERE load_id = $1 ORDER BY fire_at, timer_id";
 
+    static final String DUE_COUNT = "SELECT count(*) AS due FROM timers WHERE status = 'scheduled' AND fire_at <= $1";
+
     static final String NEXT_FIRE_AT = """
             SELECT fire_at FROM timers WHERE status = 'scheduled' ORDER BY fire_at LIMIT 1""";
 
@@ -111,6 +113,11 @@ public final class PgTimerStore implements TimerStore {
     @Override
     public List<Timer> forLoad(String loadId) {
         return map(Pg.await(pool.preparedQuery(FOR_LOAD).execute(Tuple.of(loadId))));
+    }
+
+    @Override
+    public long dueCount(Instant now) {
+        return Pg.await(pool.preparedQuery(DUE_COUNT).execute(Tuple.of(Pg.at(now)))).iterator().next().getLong("due");
     }
 
     @Override

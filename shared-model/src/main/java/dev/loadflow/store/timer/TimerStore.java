@@ -41,6 +41,9 @@ public interface TimerStore {
     /** A load's timers, by {@code fire_at}. */
     List<Timer> forLoad(String loadId);
 
+    /** How many scheduled timers are due at {@code now} and not yet fired: the pump's backlog. */
+    long dueCount(Instant now);
+
     /** The earliest {@code fire_at} of a scheduled timer: the pump sleeps until then. */
     Optional<Instant> nextFireAt();
 

@@ -74,6 +74,8 @@ public abstract class TimerStoreContract {
         assertThat(timers.due(T0.plusSeconds(20), 10)).extracting(Timer::timerId)
                 .containsExactly(timerId(load, 1), timerId(load, 2));
         assertThat(timers.nextFireAt()).contains(T0.plusSeconds(10));
+        assertThat(timers.dueCount(T0.plusSeconds(20))).isEqualTo(2);
+        assertThat(timers.dueCount(T0.plusSeconds(30))).isEqualTo(3);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.loadflow.dispatcher.admin;
+package dev.loadflow.service.admin;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.json.JsonReader;

@@ -1,0 +1,40 @@
+package dev.loadflow.pump;
+
+import dev.loadflow.pump.fire.PumpMetrics;
+import dev.loadflow.pump.fire.TimerPump;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.store.timer.TimerStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+
+/** Wires the plain-Java pump to the Quarkus pool, config and registry. */
+@ApplicationScoped
+public class PumpProducers {
+
+    @Produces
+    @Singleton
+    TimerStore timers(Pool pool, Clock clock, PumpConfig config) {
+        return new PgTimerStore(pool, clock, config.claimLease());
+    }
+
+    @Produces
+    @Singleton
+    PumpMetrics metrics(MeterRegistry registry) {
+        return new PumpMetrics(registry);
+    }
+
+    @Produces
+    @Singleton
+    TimerPump pump(TimerStore timers, LoadQueue queue, Clock clock, PgNotifications notifications, PumpConfig config,
+                   PumpMetrics metrics) {
+        return new TimerPump(timers, queue, clock, notifications.signal(PgNotifications.TIMERS), config.batchSize(),
+                config.maxSleep(), metrics);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.loadflow.pump.fire;
+
+import dev.loadflow.pump.PumpConfig;
+import dev.loadflow.store.timer.TimerStore;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Liveness;
+import org.eclipse.microprofile.health.Readiness;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/** Starts and stops the pump, reports its health and backlog, prunes finished timers. */
+@ApplicationScoped
+public class PumpLifecycle {
+
+    private static final Logger LOG = Logger.getLogger(PumpLifecycle.class);
+
+    private final TimerPump pump;
+    private final PumpConfig config;
+    private final TimerStore timers;
+    private final PumpMetrics metrics;
+    private final Clock clock;
+
+    PumpLifecycle(TimerPump pump, PumpConfig config, TimerStore timers, PumpMetrics metrics, Clock clock) {
+        this.pump = pump;
+        this.config = config;
+        this.timers = timers;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    void start(@Observes StartupEvent event) {
+        if (config.enabled()) {
+            pump.start();
+        } else {
+            LOG.info("loadflow.pump.enabled=false: not firing timers");
+        }
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (config.enabled()) {
+            pump.stop();
+        }
+    }
+
+    @Scheduled(every = "${loadflow.pump.metrics-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void refreshBacklog() {
+        try {
+            metrics.backlog(timers.dueCount(clock.instant()));
+        } catch (RuntimeException e) {
+            LOG.warnf("could not count due timers: %s", e.getMessage());
+        }
+    }
+
+    @Scheduled(every = "${loadflow.pump.prune-interval:1h}", delayed = "1m",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void prune() {
+        Instant before = clock.instant().minus(config.retention());
+        int total = 0;
+        int deleted;
+        do {
+            deleted = timers.prune(before, config.pruneBatch());
+            total += deleted;
+        } while (deleted == config.pruneBatch());
+        if (total > 0) {
+            LOG.infof("pruned %d fired or cancelled timers that ended before %s", total, before);
+        }
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck pumping() {
+        return () -> HealthCheckResponse.named("timer-pump")
+                .status(!config.enabled() || pump.running()).withData("enabled", config.enabled()).build();
+    }
+
+    @Produces
+    @Liveness
+    HealthCheck alive() {
+        Duration limit = config.maxSleep().multipliedBy(2).plusSeconds(30);
+        return () -> HealthCheckResponse.named("timer-pump-loop")
+                .status(!config.enabled() || (pump.running() && pump.sinceLastLoop().compareTo(limit) < 0))
+                .withData("sinceLastLoopMillis", pump.sinceLastLoop().toMillis()).build();
+    }
+}

@@ -1,0 +1,130 @@
+package dev.loadflow.pump.fire;
+
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueMessage;
+import dev.loadflow.store.timer.Timer;
+import dev.loadflow.store.timer.TimerStore;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Fires due timers (ADR 0003 "Durable timers through the same pipeline"): claim a batch with
+ * {@code SKIP LOCKED}, publish {@code TimerFired} with id {@code evt:{timerId}} to the load
+ * queue, then mark each fired. A crash between the publish and the mark publishes again once
+ * the claim's lease ends; the event store keeps one copy (same event id). Between passes it
+ * sleeps until the next {@code fire_at}, or until a NOTIFY says a timer was scheduled, never
+ * longer than {@code maxSleep}.
+ */
+public final class TimerPump {
+
+    private static final Logger LOG = Logger.getLogger(TimerPump.class);
+    /** When the earliest timer is due but claimed by another pump, look again after this. */
+    private static final Duration CLAIMED_ELSEWHERE = Duration.ofMillis(50);
+
+    private final TimerStore timers;
+    private final LoadQueue queue;
+    private final Clock clock;
+    private final WakeupSignal wakeup;
+    private final int batchSize;
+    private final Duration maxSleep;
+    private final PumpMetrics metrics;
+    private volatile boolean running;
+    private volatile long lastLoopNanos = System.nanoTime();
+    private Thread loop;
+
+    public TimerPump(TimerStore timers, LoadQueue queue, Clock clock, WakeupSignal wakeup, int batchSize,
+                     Duration maxSleep, PumpMetrics metrics) {
+        this.timers = timers;
+        this.queue = queue;
+        this.clock = clock;
+        this.wakeup = wakeup;
+        this.batchSize = batchSize;
+        this.maxSleep = maxSleep;
+        this.metrics = metrics;
+    }
+
+    /** One pass: fires up to one batch of due timers; returns how many. */
+    public int pumpOnce() {
+        List<Timer> due = timers.due(clock.instant(), batchSize);
+        for (Timer timer : due) {
+            Instant now = clock.instant();
+            queue.enqueue(QueueMessage.of(InboundEvent.timerFired(timer.timerId(), timer.fireAt(), now,
+                    timer.correlationId())));
+            timers.markFired(timer.timerId(), now);
+            metrics.fired(Duration.between(timer.fireAt(), now));
+        }
+        metrics.passed(clock.instant());
+        return due.size();
+    }
+
+    /** How long to sleep before the next pass: until the next fire_at, at most {@code maxSleep}. */
+    Duration sleepAfterPass() {
+        Optional<Instant> next = timers.nextFireAt();
+        if (next.isEmpty()) {
+            return maxSleep;
+        }
+        Duration until = Duration.between(clock.instant(), next.get());
+        if (until.isNegative() || until.isZero()) {
+            return CLAIMED_ELSEWHERE;
+        }
+        return until.compareTo(maxSleep) < 0 ? until : maxSleep;
+    }
+
+    public synchronized void start() {
+        if (loop == null) {
+            running = true;
+            loop = Thread.ofPlatform().name("timer-pump").daemon().start(this::loop);
+            LOG.infof("pumping timers (batches of %d, sleeping at most %s)", batchSize, maxSleep);
+        }
+    }
+
+    private void loop() {
+        Duration backoff = Duration.ofMillis(500);
+        while (running) {
+            lastLoopNanos = System.nanoTime();
+            long seen = wakeup.generation();
+            try {
+                if (pumpOnce() < batchSize) {
+                    wakeup.awaitAfter(seen, sleepAfterPass());
+                }
+                backoff = Duration.ofMillis(500);
+            } catch (RuntimeException e) {
+                LOG.errorf("firing timers failed (%s); retrying in %s", e.getMessage(), backoff);
+                wakeup.awaitAfter(wakeup.generation(), backoff);
+                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    public boolean running() {
+        return running && loop != null && loop.isAlive();
+    }
+
+    public Duration sinceLastLoop() {
+        return Duration.ofNanos(System.nanoTime() - lastLoopNanos);
+    }
+
+    /** Stops after the pass in progress; a timer claimed but not fired is fired by another pass after its lease. */
+    public void stop() {
+        running = false;
+        wakeup.fire();
+        Thread current;
+        synchronized (this) {
+            current = loop;
+        }
+        if (current != null) {
+            try {
+                current.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
