@@ -11,6 +11,7 @@ import dev.loadflow.dispatcher.internal.LoadStageRepository;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
+import dev.loadflow.dispatcher.send.RestClientTransport;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
@@ -69,7 +70,7 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     ChannelClients channelClients(ChannelsConfig config, Clock clock) {
-        return new ChannelClients(config, clock);
+        return new ChannelClients(config, new RestClientTransport(), clock);
     }
 
     @Produces

@@ -4,17 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.store.outbox.OutboxRow;
-import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
-import jakarta.ws.rs.ProcessingException;
-import jakarta.ws.rs.core.Response;
 
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The external channels: turns an outbox row into the request DESIGN.md pins for its channel
@@ -28,11 +22,12 @@ import java.util.concurrent.TimeUnit;
 public final class ChannelClients {
 
     private final ChannelsConfig config;
+    private final ChannelTransport transport;
     private final Clock clock;
-    private final Map<URI, JsonEndpoint> clients = new ConcurrentHashMap<>();
 
-    public ChannelClients(ChannelsConfig config, Clock clock) {
+    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock) {
         this.config = config;
+        this.transport = transport;
         this.clock = clock;
     }
 
@@ -72,19 +67,11 @@ public final class ChannelClients {
 
     /** POSTs {@code json} to {@code url} with the idempotency key and classifies the answer. */
     public SendResult post(URI url, Duration timeout, String idempotencyKey, String json) {
-        JsonEndpoint client = clients.computeIfAbsent(url, u -> QuarkusRestClientBuilder.newBuilder()
-                .baseUri(u)
-                .connectTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .readTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .property("microprofile.rest.client.disable.default.mapper", true)
-                .build(JsonEndpoint.class));
-        try (Response response = client.post(idempotencyKey, json)) {
-            String answer = response.hasEntity() ? response.readEntity(String.class) : "";
-            return SendResult.of(response.getStatus(), answer, response.getHeaderString("Retry-After"), clock);
-        } catch (ProcessingException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            return new SendResult.Retryable("no answer from " + url + ": " + cause.getClass().getSimpleName()
-                    + (cause.getMessage() == null ? "" : " " + cause.getMessage()), Optional.empty());
+        try {
+            ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, json);
+            return SendResult.of(answer.status(), answer.body(), answer.retryAfter(), clock);
+        } catch (ChannelTransport.Unreachable e) {
+            return new SendResult.Retryable("no answer from " + url + ": " + e.getMessage(), Optional.empty());
         }
     }
 

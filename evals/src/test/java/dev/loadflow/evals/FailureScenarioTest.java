@@ -1,0 +1,143 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.model.log.RecordedEntry;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.pg.Pg;
+import io.vertx.sqlclient.Tuple;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** When the channels and the dispatcher fail: nothing lost, nothing twice, no loops. */
+class FailureScenarioTest extends EvalScenario {
+
+    private void askOpenedAt0701() {
+        at("06:55").assigned().settle();
+        at("07:00").ping("ping_0700", Risk.HIGH);
+        at("07:01");
+    }
+
+    private static long opsAlerts() {
+        return Pg.await(h.pool().preparedQuery("SELECT count(*) FROM ops_alert WHERE load_id = $1")
+                .execute(Tuple.of(LOAD))).iterator().next().getLong(0);
+    }
+
+    @Test
+    void theSmsProviderRefusingTheNumberRaisesAnUrgentHeroTask() {
+        channels().failAlways("sms", 400);
+        askOpenedAt0701();
+        h.settle();
+
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(smsToDriver()).isEmpty();
+        assertThat(heroTasks()).singleElement().satisfies(task -> {
+            assertThat(task.idempotencyKey()).isEqualTo(key(1, "create_hero_task"));
+            assertThat(task.body()).contains("\"urgency\":\"urgent\"").contains("failed");
+        });
+        at("07:31").settle();
+        at("09:00").settle();
+        assertThat(channels().requests("sms", key(1, "send_sms"))).isEqualTo(1);
+        assertThat(channels().requests("sms", key(2, "send_sms"))).as("the ask went to a Hero: no attempt 2").isZero();
+        assertThat(heroTasks()).hasSize(1);
+        assertThat(opsAlerts()).isZero();
+    }
+
+    @Test
+    void heroToolingDownRaisesAnOpsAlertAndNoLoopOfHeroTasks() {
+        channels().failAlways("sms", 400);
+        channels().failAlways("hero", 503);
+        askOpenedAt0701();
+        h.settle();
+        for (int s = 0; s < 40 && row(key(1, "create_hero_task")).status() != OutboxStatus.DEAD; s++) {
+            h.clock.advance(Duration.ofSeconds(10));
+            h.settle();
+        }
+
+        OutboxRow task = row(key(1, "create_hero_task"));
+        assertThat(task.status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(task.lastFailure()).contains("retry budget").contains("503");
+        assertThat(opsAlerts()).isEqualTo(1);
+        DecisionRecorded noop = (DecisionRecorded) log().entries().stream().map(RecordedEntry::entry)
+                .filter(e -> e.entryId().equals("dec:out:" + key(1, "create_hero_task") + ":failed")).findFirst().orElseThrow();
+        assertThat(noop.filtered()).isTrue();
+        assertThat(noop.needsHeroTask()).isFalse();
+
+        channels().heal("hero");
+        at("12:00").settle();
+        long heroRows = Pg.await(h.pool().preparedQuery(
+                "SELECT count(*) FROM outbox WHERE load_id = $1 AND action_type = 'create_hero_task'")
+                .execute(Tuple.of(LOAD))).iterator().next().getLong(0);
+        assertThat(heroRows).as("no new Hero task about the dead Hero task").isEqualTo(1);
+        assertThat(heroTasks()).isEmpty();
+    }
+
+    @Test
+    void aDispatcherThatCrashesAfterTheSendAndBeforeTheMarkCostsTheDriverNoSecondSms() throws Exception {
+        askOpenedAt0701();
+        h.pumpTimers();
+        h.processQueue();
+        Outbox crashing = Harness.crashingAt(Outbox.class, h.outbox, "markDispatched");
+        OutboxRow sms = h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+
+        assertThatThrownBy(() -> h.dispatcherWith(crashing).dispatch(sms)).hasMessageContaining("died");
+        h.settle();
+        assertThat(row(key(1, "send_sms")).status()).as("claimed by the dead dispatcher").isEqualTo(OutboxStatus.PENDING);
+
+        h.clock.advance(Harness.LEASE);
+        h.settle();
+
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(row(key(1, "send_sms")).attempts()).isEqualTo(2);
+        assertThat(channels().requests("sms", key(1, "send_sms"))).as("re-sent with the same key").isEqualTo(2);
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
+    }
+
+    @Test
+    void aSendSlowerThanTheLeaseReachesTheDriverOnceAndBothOutcomesAreLogged() throws Exception {
+        askOpenedAt0701();
+        h.pumpTimers();
+        h.processQueue();
+        CountDownLatch release = channels().hold("sms", 200);
+        OutboxRow first = h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        CompletableFuture<Void> slow = CompletableFuture.runAsync(() -> {
+            try {
+                h.dispatcher.dispatch(first);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        while (channels().requests("sms", key(1, "send_sms")) == 0) {
+            Thread.onSpinWait();
+        }
+
+        // the lease ends while the first send waits; a second dispatcher takes the row over
+        // and its attempt meets a transient failure that the budget no longer covers
+        h.clock.advance(Harness.LEASE.plus(Harness.BUDGET));
+        channels().failAlways("sms", 503);
+        OutboxRow second = h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        h.dispatcher.dispatch(second);
+        release.countDown();
+        slow.get();
+        h.settle();
+
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(channels().requests("sms", key(1, "send_sms"))).isEqualTo(2);
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
+        assertThat(logged("out:" + key(1, "send_sms") + ":failed")).isEqualTo(1);
+        assertThat(row(key(1, "send_sms")).status()).as("the late mark changed nothing").isEqualTo(OutboxStatus.DEAD);
+        assertThat(heroTasks()).as("ADR: at worst one extra Hero task about a message that arrived").hasSizeLessThanOrEqualTo(1);
+    }
+}

@@ -1,0 +1,343 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.dispatcher.claim.DispatcherMetrics;
+import dev.loadflow.dispatcher.claim.RetryPolicy;
+import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.dispatcher.fanout.Fanout;
+import dev.loadflow.dispatcher.fanout.FanoutConfig;
+import dev.loadflow.dispatcher.internal.InternalActions;
+import dev.loadflow.dispatcher.internal.LoadStageRepository;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ChannelsConfig;
+import dev.loadflow.dispatcher.send.JdkHttpTransport;
+import dev.loadflow.evals.sim.ChannelSimulator;
+import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.log.RecordedEntry;
+import dev.loadflow.model.policy.DecisionPolicy;
+import dev.loadflow.model.policy.SopPolicy;
+import dev.loadflow.model.policy.SopRules;
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.pump.fire.PumpMetrics;
+import dev.loadflow.pump.fire.TimerPump;
+import dev.loadflow.store.alert.OpsAlerts;
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.Pg;
+import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.queue.ReceivedMessage;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.store.timer.TimerStore;
+import dev.loadflow.testing.PostgresServer;
+import dev.loadflow.testing.TestDatabase;
+import dev.loadflow.worker.lock.LoadLock;
+import dev.loadflow.worker.run.LoadRun;
+import dev.loadflow.worker.run.RunOutcome;
+import dev.loadflow.worker.run.WorkerMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+/**
+ * The real worker ({@link LoadRun}), dispatcher ({@link RowDispatcher}) and pump
+ * ({@link TimerPump}) code on one PostgreSQL database and one {@link FakeClock}, against a
+ * {@link ChannelSimulator} over real HTTP. ADR 0003: "advance the clock, pump timers, process
+ * the queue, dispatch the outbox". Each step runs synchronously, so a scenario reads in order.
+ */
+public final class Harness implements AutoCloseable {
+
+    public static final Duration LEASE = Duration.ofSeconds(90);
+    public static final Duration BUDGET = Duration.ofSeconds(150);
+
+    final FakeClock clock;
+    final TestDatabase database;
+    final ChannelSimulator channels;
+    final EventStore events;
+    final Outbox outbox;
+    final TimerStore timers;
+    final LoadQueue queue;
+    final OpsAlerts alerts;
+    final RowDispatcher dispatcher;
+    final TimerPump pump;
+    private final Vertx vertx;
+    private final Pool pool;
+    private final WorkerMetrics workerMetrics;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ChannelClients clients;
+    private final ChannelGuards guards;
+    private final DispatcherMetrics dispatcherMetrics;
+    private LoadRun worker;
+
+    private Harness(String name, Instant start) throws IOException {
+        clock = FakeClock.at(start);
+        database = PostgresServer.get().createDatabase("eval_" + name);
+        vertx = Vertx.vertx();
+        pool = database.pool(vertx, 8);
+        channels = ChannelSimulator.start(0, null);
+        events = new PgEventStore(pool, clock);
+        outbox = new PgOutbox(pool, clock, LEASE);
+        timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30));
+        queue = new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal());
+        alerts = new PgOpsAlerts(pool);
+        workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());
+        worker = workerWith(sop());
+        clients = new ChannelClients(channelsConfig(channels.base()), new JdkHttpTransport(), clock);
+        guards = new ChannelGuards(circuit(), channel -> 16, registry);
+        dispatcherMetrics = new DispatcherMetrics(registry);
+        dispatcher = dispatcherWith(outbox);
+        pump = pumpWith(timers);
+    }
+
+    /** A dispatcher of its own on {@code store} (e.g. one that crashes at a chosen step). */
+    RowDispatcher dispatcherWith(Outbox store) {
+        return new RowDispatcher(store, queue, clients,
+                new InternalActions(timers, new LoadStageRepository(pool), clock),
+                new Fanout(fanoutConfig(channels.base()), new PgProcessedEvents(pool), clients, clock), guards,
+                new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(3)),
+                alerts, dispatcherMetrics, clock);
+    }
+
+    /** A pump of its own on {@code store} (e.g. one that crashes at a chosen step). */
+    TimerPump pumpWith(TimerStore store) {
+        return new TimerPump(store, queue, clock, new WakeupSignal(), 100, Duration.ofSeconds(30),
+                new PumpMetrics(registry));
+    }
+
+    /** {@code target} with {@code method} throwing, as if the process died right there. */
+    @SuppressWarnings("unchecked")
+    static <T> T crashingAt(Class<T> type, T target, String method) {
+        return (T) java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[]{type}, (proxy, m, args) -> {
+            if (m.getName().equals(method)) {
+                throw new IllegalStateException("the process died in " + method);
+            }
+            try {
+                return m.invoke(target, args);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
+    }
+
+    public static Harness start(String name, Instant start) throws IOException {
+        return new Harness(name, start);
+    }
+
+    /** The SOP of client A: 30 minutes between attempts, 3 attempts. */
+    static SopPolicy sop() {
+        return new SopPolicy(client -> new SopRules(Duration.ofMinutes(30), 3,
+                "Dispatch here about load {loadId}: what is your ETA? (attempt {attempt})", "#hero-desk"));
+    }
+
+    LoadRun workerWith(DecisionPolicy policy) {
+        return new LoadRun(events, policy, clock, LoadLock.NONE, 5, workerMetrics);
+    }
+
+    /** Replaces the worker's policy (e.g. a faulty one). */
+    void usePolicy(DecisionPolicy policy) {
+        worker = workerWith(policy);
+    }
+
+    /** Empties the database and the simulator between scenarios. */
+    void reset() {
+        database.truncateAll();
+        channels.reset();
+        worker = workerWith(sop());
+    }
+
+    /** Pumps due timers, processes the queue and dispatches the outbox until nothing moves. */
+    void settle() {
+        for (int round = 0; round < 100; round++) {
+            int moved = pumpTimers() + processQueue() + dispatchOutbox();
+            if (moved == 0) {
+                return;
+            }
+        }
+        throw new IllegalStateException("the system did not settle in 100 rounds");
+    }
+
+    int pumpTimers() {
+        int fired = 0;
+        int n;
+        while ((n = pump.pumpOnce()) > 0) {
+            fired += n;
+        }
+        return fired;
+    }
+
+    /** The load worker's loop, one message at a time: ack after the append, otherwise give it back. */
+    int processQueue() {
+        int processed = 0;
+        List<ReceivedMessage> received;
+        while (!(received = queue.receive(10, Duration.ZERO)).isEmpty()) {
+            for (ReceivedMessage message : received) {
+                RunOutcome outcome = worker.process(message.event());
+                if (outcome.result().ack()) {
+                    queue.ack(message.receiptHandle());
+                } else {
+                    queue.release(message.receiptHandle(), Duration.ZERO);
+                }
+                processed++;
+            }
+        }
+        return processed;
+    }
+
+    int dispatchOutbox() {
+        int dispatched = 0;
+        List<OutboxRow> rows;
+        while (!(rows = outbox.pending(50, clock.instant())).isEmpty()) {
+            for (OutboxRow row : rows) {
+                try {
+                    dispatcher.dispatch(row);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+                dispatched++;
+            }
+        }
+        return dispatched;
+    }
+
+    Pool pool() {
+        return pool;
+    }
+
+    /** The load's log and outbox as two tables, for a failed scenario's report. */
+    String describe(String loadId) {
+        StringBuilder out = new StringBuilder();
+        LoadLog log = events.read(loadId);
+        out.append(String.format("%nlog of load %s (version %d)%n", loadId, log.version()));
+        out.append(String.format("%4s  %-24s  %-17s  %s%n", "seq", "recorded at", "type", "entry id / reason"));
+        for (RecordedEntry e : log.entries()) {
+            String detail = e.entry() instanceof dev.loadflow.model.event.DecisionRecorded d
+                    ? (d.filtered() ? "filtered: " : "") + d.reason() + " " + d.actions().stream().map(a -> a.type().wire()).toList()
+                    : e.entry().entryId();
+            out.append(String.format("%4d  %-24s  %-17s  %s%n", e.seq(), e.recordedAt(), e.entry().typeName(), detail));
+        }
+        out.append(String.format("%noutbox of load %s%n%-64s  %-10s  %3s  %s%n", loadId, "outbox id", "status", "att", "last failure"));
+        for (Row row : Pg.await(pool.preparedQuery(
+                "SELECT outbox_id, status, attempts, last_failure FROM outbox WHERE load_id = $1 ORDER BY created_at, outbox_id")
+                .execute(Tuple.of(loadId)))) {
+            out.append(String.format("%-64s  %-10s  %3d  %s%n", row.getString("outbox_id"), row.getString("status"),
+                    row.getInteger("attempts"), Optional.ofNullable(row.getString("last_failure")).orElse("")));
+        }
+        return out.toString();
+    }
+
+    private static ChannelsConfig channelsConfig(URI base) {
+        return new ChannelsConfig() {
+            @Override
+            public Endpoint sms() {
+                return endpoint(base + "/sms");
+            }
+
+            @Override
+            public Endpoint hero() {
+                return endpoint(base + "/hero");
+            }
+
+            @Override
+            public Endpoint slack() {
+                return endpoint(base + "/slack");
+            }
+        };
+    }
+
+    private static ChannelsConfig.Endpoint endpoint(String url) {
+        return new ChannelsConfig.Endpoint() {
+            @Override
+            public Optional<URI> url() {
+                return Optional.of(URI.create(url));
+            }
+
+            @Override
+            public Duration timeout() {
+                return Duration.ofSeconds(10);
+            }
+
+            @Override
+            public int maxConcurrency() {
+                return 16;
+            }
+        };
+    }
+
+    private static FanoutConfig fanoutConfig(URI base) {
+        List<String> names = new ArrayList<>(List.of("crm", "billing", "tms"));
+        return () -> {
+            Map<String, FanoutConfig.Subscriber> subscribers = new java.util.TreeMap<>();
+            for (String name : names) {
+                subscribers.put(name, new FanoutConfig.Subscriber() {
+                    @Override
+                    public URI url() {
+                        return URI.create(base + "/webhooks/" + name);
+                    }
+
+                    @Override
+                    public List<String> events() {
+                        return List.of("stage_changed");
+                    }
+
+                    @Override
+                    public Duration timeout() {
+                        return Duration.ofSeconds(10);
+                    }
+                });
+            }
+            return subscribers;
+        };
+    }
+
+    private static DispatcherConfig.Circuit circuit() {
+        return new DispatcherConfig.Circuit() {
+            @Override
+            public float failureRateThreshold() {
+                return 50;
+            }
+
+            @Override
+            public int slidingWindow() {
+                return 100;
+            }
+
+            @Override
+            public int minimumCalls() {
+                return 100;
+            }
+
+            @Override
+            public Duration openFor() {
+                return Duration.ofSeconds(30);
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        channels.close();
+        pool.close().toCompletionStage().toCompletableFuture().join();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+        database.close();
+    }
+}

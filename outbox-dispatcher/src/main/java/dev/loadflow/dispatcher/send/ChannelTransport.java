@@ -1,0 +1,29 @@
+package dev.loadflow.dispatcher.send;
+
+import java.net.URI;
+import java.time.Duration;
+
+/**
+ * How a JSON POST with an idempotency key reaches a channel. The service uses the Quarkus REST
+ * client ({@link RestClientTransport}); plain-Java harnesses (evals, benchmarks) the JDK's
+ * ({@link JdkHttpTransport}). Requests and classification are {@link ChannelClients}' alone.
+ */
+public interface ChannelTransport {
+
+    /** The channel's answer. */
+    record Answer(int status, String body, String retryAfter) {
+    }
+
+    /**
+     * POSTs {@code json} to {@code url}; throws {@link Unreachable} on a timeout or a connection
+     * error (retryable), never for an HTTP status.
+     */
+    Answer post(URI url, Duration timeout, String idempotencyKey, String json);
+
+    /** No answer: a timeout or a connection error. */
+    final class Unreachable extends RuntimeException {
+        public Unreachable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.loadflow.dispatcher.send;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** {@link ChannelTransport} on {@code java.net.http}, for plain-Java harnesses. */
+public final class JdkHttpTransport implements ChannelTransport {
+
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Override
+    public Answer post(URI url, Duration timeout, String idempotencyKey, String json) {
+        HttpRequest request = HttpRequest.newBuilder(url).timeout(timeout)
+                .header("Content-Type", "application/json")
+                .header(JsonEndpoint.IDEMPOTENCY_KEY, idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        try {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return new Answer(response.statusCode(), response.body(), response.headers().firstValue("Retry-After").orElse(null));
+        } catch (IOException e) {
+            throw new Unreachable(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted", e);
+        }
+    }
+}
