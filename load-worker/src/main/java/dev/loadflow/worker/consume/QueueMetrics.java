@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * on a schedule (not on each scrape, so a scrape never waits on PostgreSQL).
  */
 @ApplicationScoped
+@io.quarkus.runtime.Startup
 public class QueueMetrics {
 
     private static final Logger LOG = Logger.getLogger(QueueMetrics.class);

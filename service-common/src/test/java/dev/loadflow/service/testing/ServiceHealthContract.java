@@ -32,7 +32,18 @@ public abstract class ServiceHealthContract {
     }
 
     @Test
-    public final void exportsPrometheusMetrics() {
-        given().when().get("/q/metrics").then().statusCode(200).body(containsString("jvm_memory_used_bytes"));
+    public final void answersTheStartupProbe() {
+        given().when().get("/q/health/started").then().statusCode(200).body("status", is("UP"));
+    }
+
+    /**
+     * The scrape is also saved to {@code target/exported-metrics.txt}: the deploy checks verify
+     * that every alert and dashboard query names a metric a service really exports.
+     */
+    @Test
+    public final void exportsPrometheusMetrics() throws java.io.IOException {
+        String scrape = given().when().get("/q/metrics").then().statusCode(200)
+                .body(containsString("jvm_memory_used_bytes")).extract().asString();
+        java.nio.file.Files.writeString(java.nio.file.Path.of("target", "exported-metrics.txt"), scrape);
     }
 }
