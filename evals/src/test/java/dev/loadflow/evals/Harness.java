@@ -101,8 +101,8 @@ public final class Harness implements AutoCloseable {
         alerts = new PgOpsAlerts(pool);
         workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());
         worker = workerWith(sop());
-        clients = new ChannelClients(channelsConfig(channels.base()), new JdkHttpTransport(), clock);
-        guards = new ChannelGuards(circuit(), channel -> 16, registry);
+        clients = new ChannelClients(PlainConfigs.channels(channels.base()), new JdkHttpTransport(), clock);
+        guards = new ChannelGuards(PlainConfigs.circuit(100), channel -> 16, registry);
         dispatcherMetrics = new DispatcherMetrics(registry);
         dispatcher = dispatcherWith(outbox);
         pump = pumpWith(timers);
@@ -112,7 +112,7 @@ public final class Harness implements AutoCloseable {
     RowDispatcher dispatcherWith(Outbox store) {
         return new RowDispatcher(store, queue, clients,
                 new InternalActions(timers, new LoadStageRepository(pool), clock),
-                new Fanout(fanoutConfig(channels.base()), new PgProcessedEvents(pool), clients, clock), guards,
+                new Fanout(PlainConfigs.fanout(channels.base()), new PgProcessedEvents(pool), clients, clock), guards,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(3)),
                 alerts, dispatcherMetrics, clock);
     }
@@ -243,94 +243,6 @@ public final class Harness implements AutoCloseable {
                     row.getInteger("attempts"), Optional.ofNullable(row.getString("last_failure")).orElse("")));
         }
         return out.toString();
-    }
-
-    private static ChannelsConfig channelsConfig(URI base) {
-        return new ChannelsConfig() {
-            @Override
-            public Endpoint sms() {
-                return endpoint(base + "/sms");
-            }
-
-            @Override
-            public Endpoint hero() {
-                return endpoint(base + "/hero");
-            }
-
-            @Override
-            public Endpoint slack() {
-                return endpoint(base + "/slack");
-            }
-        };
-    }
-
-    private static ChannelsConfig.Endpoint endpoint(String url) {
-        return new ChannelsConfig.Endpoint() {
-            @Override
-            public Optional<URI> url() {
-                return Optional.of(URI.create(url));
-            }
-
-            @Override
-            public Duration timeout() {
-                return Duration.ofSeconds(10);
-            }
-
-            @Override
-            public int maxConcurrency() {
-                return 16;
-            }
-        };
-    }
-
-    private static FanoutConfig fanoutConfig(URI base) {
-        List<String> names = new ArrayList<>(List.of("crm", "billing", "tms"));
-        return () -> {
-            Map<String, FanoutConfig.Subscriber> subscribers = new java.util.TreeMap<>();
-            for (String name : names) {
-                subscribers.put(name, new FanoutConfig.Subscriber() {
-                    @Override
-                    public URI url() {
-                        return URI.create(base + "/webhooks/" + name);
-                    }
-
-                    @Override
-                    public List<String> events() {
-                        return List.of("stage_changed");
-                    }
-
-                    @Override
-                    public Duration timeout() {
-                        return Duration.ofSeconds(10);
-                    }
-                });
-            }
-            return subscribers;
-        };
-    }
-
-    private static DispatcherConfig.Circuit circuit() {
-        return new DispatcherConfig.Circuit() {
-            @Override
-            public float failureRateThreshold() {
-                return 50;
-            }
-
-            @Override
-            public int slidingWindow() {
-                return 100;
-            }
-
-            @Override
-            public int minimumCalls() {
-                return 100;
-            }
-
-            @Override
-            public Duration openFor() {
-                return Duration.ofSeconds(30);
-            }
-        };
     }
 
     @Override

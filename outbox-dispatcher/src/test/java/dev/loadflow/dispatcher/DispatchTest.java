@@ -216,6 +216,9 @@ class DispatchTest {
         given().urlEncodingEnabled(false).auth().oauth2(ADMIN_TOKEN).post("/admin/outbox/" + encoded + "/replay").then().statusCode(409);
         given().auth().oauth2(ADMIN_TOKEN).queryParam("loadId", load).post("/admin/outbox/replay")
                 .then().statusCode(200).body("replayed", is(0));
+        given().auth().oauth2(ADMIN_TOKEN).queryParam("since", "yesterday").get("/admin/outbox/dead")
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("detail", is("since must be an ISO-8601 instant, got 'yesterday'"));
     }
 
     @Test

@@ -29,8 +29,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ChannelSimulator implements AutoCloseable {
 
-    /** One message that reached its recipient (the first delivery of its key). */
-    public record Delivery(String channel, String idempotencyKey, String body, int sequence) {
+    /**
+     * One message that reached its recipient (the first delivery of its key);
+     * {@code receivedNanos} is {@link System#nanoTime()} at its arrival, for latency figures.
+     */
+    public record Delivery(String channel, String idempotencyKey, String body, int sequence, long receivedNanos) {
     }
 
     private final HttpServer server;
@@ -151,7 +154,7 @@ public final class ChannelSimulator implements AutoCloseable {
             }
             String receipt = receipts.computeIfAbsent(channel + " " + key, k -> {
                 int n = sequence.incrementAndGet();
-                deliveries.add(new Delivery(channel, key, body, n));
+                deliveries.add(new Delivery(channel, key, body, n, System.nanoTime()));
                 if (log != null) {
                     log.printf("  [%s] %s%n         %s%n", channel, key, body);
                 }

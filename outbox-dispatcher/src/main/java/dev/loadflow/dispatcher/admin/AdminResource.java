@@ -17,6 +17,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -62,12 +63,7 @@ public class AdminResource {
         if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
             return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
         }
-        Instant from;
-        try {
-            from = since == null ? null : Instant.parse(since);
-        } catch (DateTimeParseException e) {
-            return problem(Response.Status.BAD_REQUEST, "since must be an ISO-8601 instant, got '" + since + "'");
-        }
+        Instant from = since(since);
         ObjectNode json = JsonReader.MAPPER.createObjectNode().put("page", page).put("size", size);
         ArrayNode rows = json.putArray("rows");
         outbox.dead(new DeadRowQuery(loadId, actionType, from, page * size, size)).forEach(r -> rows.add(row(r)));
@@ -109,12 +105,7 @@ public class AdminResource {
     @Operation(summary = "Requeue every parked row that matches the filters")
     public Response replayMatching(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
                                    @QueryParam("since") String since) {
-        Instant from;
-        try {
-            from = since == null ? null : Instant.parse(since);
-        } catch (DateTimeParseException e) {
-            return problem(Response.Status.BAD_REQUEST, "since must be an ISO-8601 instant, got '" + since + "'");
-        }
+        Instant from = since(since);
         int replayed = outbox.replay(new DeadRowQuery(loadId, actionType, from, 0, 1), clock.instant());
         return Response.ok(JsonReader.MAPPER.createObjectNode().put("replayed", replayed).toString()).build();
     }
@@ -128,12 +119,7 @@ public class AdminResource {
         if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
             return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
         }
-        Instant from;
-        try {
-            from = since == null ? null : Instant.parse(since);
-        } catch (DateTimeParseException e) {
-            return problem(Response.Status.BAD_REQUEST, "since must be an ISO-8601 instant, got '" + since + "'");
-        }
+        Instant from = since(since);
         ObjectNode json = JsonReader.MAPPER.createObjectNode().put("page", page).put("size", size);
         ArrayNode list = json.putArray("alerts");
         for (OpsAlert alert : alerts.list(from, page * size, size)) {
@@ -142,6 +128,16 @@ public class AdminResource {
                     .put("raisedAt", alert.raisedAt().toString());
         }
         return Response.ok(json.toString()).build();
+    }
+
+    /** The optional {@code since} filter; a 400 problem when it is not an ISO-8601 instant. */
+    private static Instant since(String since) {
+        try {
+            return since == null ? null : Instant.parse(since);
+        } catch (DateTimeParseException e) {
+            throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
+                    "since must be an ISO-8601 instant, got '" + since + "'"));
+        }
     }
 
     private static ObjectNode row(OutboxRow r) {

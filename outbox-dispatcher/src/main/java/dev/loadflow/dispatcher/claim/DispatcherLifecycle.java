@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.claim;
 
 import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.outbox.Outbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -102,12 +103,7 @@ public class DispatcherLifecycle {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void prune() {
         Instant before = clock.instant().minus(config.retention());
-        int total = 0;
-        int deleted;
-        do {
-            deleted = outbox.pruneDispatched(before, config.pruneBatch());
-            total += deleted;
-        } while (deleted == config.pruneBatch());
+        int total = BatchedDelete.untilDone(batch -> outbox.pruneDispatched(before, batch), config.pruneBatch());
         if (total > 0) {
             LOG.infof("pruned %d outbox rows dispatched before %s", total, before);
         }

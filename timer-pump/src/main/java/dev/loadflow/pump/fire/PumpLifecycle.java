@@ -1,6 +1,7 @@
 package dev.loadflow.pump.fire;
 
 import dev.loadflow.pump.PumpConfig;
+import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -65,12 +66,7 @@ public class PumpLifecycle {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void prune() {
         Instant before = clock.instant().minus(config.retention());
-        int total = 0;
-        int deleted;
-        do {
-            deleted = timers.prune(before, config.pruneBatch());
-            total += deleted;
-        } while (deleted == config.pruneBatch());
+        int total = BatchedDelete.untilDone(batch -> timers.prune(before, batch), config.pruneBatch());
         if (total > 0) {
             LOG.infof("pruned %d fired or cancelled timers that ended before %s", total, before);
         }

@@ -1,0 +1,120 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.dispatcher.claim.DispatchLoop;
+import dev.loadflow.dispatcher.claim.DispatcherMetrics;
+import dev.loadflow.dispatcher.claim.RetryPolicy;
+import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.dispatcher.fanout.Fanout;
+import dev.loadflow.dispatcher.internal.InternalActions;
+import dev.loadflow.dispatcher.internal.LoadStageRepository;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.JdkHttpTransport;
+import dev.loadflow.evals.sim.ChannelSimulator;
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.Pg;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.testing.PostgresServer;
+import dev.loadflow.testing.TestDatabase;
+import dev.loadflow.worker.consume.QueueConsumer;
+import dev.loadflow.worker.lock.LoadLock;
+import dev.loadflow.worker.run.LoadRun;
+import dev.loadflow.worker.run.WorkerMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The services' loops in one JVM on a real clock, against a real PostgreSQL (fsync on; a
+ * benchmark refuses the embedded one) and the channel simulator: what the benchmarks measure.
+ */
+final class BenchRig implements AutoCloseable {
+
+    static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
+
+    final TestDatabase db;
+    final Vertx vertx;
+    final Pool pool;
+    final PgNotifications notifications;
+    final ChannelSimulator channels;
+    final PgEventStore events;
+    final PgOutbox outbox;
+    final PgLoadQueue queue;
+    private final PgTimerStore timers;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<QueueConsumer> consumers = new ArrayList<>();
+    private final List<DispatchLoop> loops = new ArrayList<>();
+
+    private BenchRig(String name) throws IOException {
+        assumeTrue(System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null,
+                "benchmarks run on a real PostgreSQL with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
+        db = PostgresServer.get().createDatabase(name);
+        vertx = Vertx.vertx();
+        pool = db.pool(vertx, 32);
+        notifications = PgNotifications.listen(vertx, db.connectOptions(), Duration.ofSeconds(1),
+                PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
+        channels = ChannelSimulator.start(0, null);
+        events = new PgEventStore(pool, CLOCK);
+        outbox = new PgOutbox(pool, CLOCK, Duration.ofSeconds(90));
+        queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE));
+        timers = new PgTimerStore(pool, CLOCK, Duration.ofSeconds(30));
+    }
+
+    static BenchRig start(String name) throws IOException {
+        return new BenchRig(name);
+    }
+
+    /** Starts a load worker: 8 concurrent runs, the SOP of client A. */
+    void startWorker() {
+        WorkerMetrics metrics = new WorkerMetrics(registry);
+        LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
+        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8,
+                Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10));
+        consumer.start();
+        consumers.add(consumer);
+    }
+
+    /** Starts one more dispatcher: batches of 50, 32 concurrent sends. */
+    void startDispatcher() {
+        ChannelClients clients = new ChannelClients(PlainConfigs.channels(channels.base()), new JdkHttpTransport(), CLOCK);
+        RowDispatcher dispatcher = new RowDispatcher(outbox, queue, clients,
+                new InternalActions(timers, new LoadStageRepository(pool), CLOCK),
+                new Fanout(PlainConfigs.fanout(channels.base()), new PgProcessedEvents(pool), clients, CLOCK),
+                new ChannelGuards(PlainConfigs.circuit(1000), c -> 32, registry),
+                new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
+                new PgOpsAlerts(pool), new DispatcherMetrics(registry), CLOCK);
+        DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
+                50, 32, Duration.ofSeconds(1));
+        loop.start();
+        loops.add(loop);
+    }
+
+    long count(String sql) {
+        return Pg.await(pool.preparedQuery(sql).execute()).iterator().next().getLong(0);
+    }
+
+    @Override
+    public void close() {
+        consumers.forEach(c -> c.stop(Duration.ofSeconds(5)));
+        loops.forEach(l -> l.stop(Duration.ofSeconds(5)));
+        channels.close();
+        notifications.close();
+        pool.close().toCompletionStage().toCompletableFuture().join();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+        db.close();
+    }
+}

@@ -1,0 +1,75 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.store.outbox.OutboxMessage;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Benchmark, not a test: the dispatcher alone. Pending SMS rows sent per second with one and two
+ * dispatchers, against a channel answering at once and one answering after 50 ms. Run:
+ * <pre>
+ * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres \
+ *   ./mvnw -B -pl evals test -Dtest=DispatcherBenchmark -Dloadflow.excluded.groups=none
+ * </pre>
+ */
+@Tag("benchmark")
+class DispatcherBenchmark {
+
+    private static final int ROWS = 3_000;
+
+    @Test
+    void rowsSentPerSecond() throws Exception {
+        StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s%n",
+                ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s"));
+        for (int delay : new int[]{0, 50}) {
+            for (int dispatchers : new int[]{1, 2}) {
+                table.append(String.format("%-12d %-12s %10.1f%n", dispatchers, delay + " ms", run(dispatchers, delay)));
+            }
+        }
+        System.out.println(table);
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target", "benchmark-dispatcher.txt"), table);
+    }
+
+    private double run(int dispatchers, int delayMillis) throws Exception {
+        try (BenchRig rig = BenchRig.start("bench_dispatch")) {
+            if (delayMillis > 0) {
+                rig.channels.slow("sms", Duration.ofMillis(delayMillis));
+            }
+            Instant now = BenchRig.CLOCK.instant();
+            for (int i = 0; i < ROWS; i++) {
+                String load = "D" + i;
+                InboundEvent ping = new InboundEvent("p", load, now, now, "c", null, new EventPayload.LocationPing(Risk.HIGH, 1, 1));
+                Action sms = new Action.SendSms(AskId.of("eta_request", "p"), 1, "+15550100", "ETA?");
+                rig.events.append(load, List.of(ping, DecisionRecorded.decided(ping, now, List.of(sms), false, "bench", List.of())),
+                        0, List.of(OutboxMessage.of(load, sms, now, "c", "p")));
+            }
+            long start = System.nanoTime();
+            for (int d = 0; d < dispatchers; d++) {
+                rig.startDispatcher();
+            }
+            while (rig.count("SELECT count(*) FROM outbox WHERE status = 'dispatched'") < ROWS) {
+                Thread.sleep(20);
+                assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MINUTES.toNanos(5));
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertThat(rig.channels.delivered("sms")).hasSize(ROWS);
+            return ROWS / seconds;
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.store.queue.QueueMessage;
+import dev.loadflow.testing.PostgresServer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Benchmark, not a test (excluded from the suite): the real worker loop, dispatch loop and
+ * pump in one JVM, against a real PostgreSQL (fsync on) and the channel simulator, on a real
+ * clock. Each inbound event (a high-risk ping or a driver's reply) is logged and decided, its
+ * two outbox rows are sent (an SMS and a timer, or a cancel and a Slack post) and their two
+ * outcomes are logged: three worker runs and two dispatches per inbound event. Run:
+ * <pre>
+ * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres \
+ *   ./mvnw -B -pl evals test -Dtest=EndToEndBenchmark -Dloadflow.excluded.groups=none
+ * </pre>
+ */
+@Tag("benchmark")
+class EndToEndBenchmark {
+
+    private static final Clock CLOCK = BenchRig.CLOCK;
+
+    /** One configuration's figures. */
+    record Figures(String run, int loads, int events, double eventsPerSecond, double p50Millis, double p99Millis) {
+    }
+
+    @Test
+    void endToEnd() throws Exception {
+        List<Figures> figures = new ArrayList<>();
+        figures.add(run("flat out", 100, 11, 0, 0));
+        figures.add(run("100 ev/s", 10, 101, 100, 0));
+        figures.add(run("100 ev/s", 100, 21, 100, 0));
+        figures.add(run("100 ev/s", 1000, 3, 100, 0));
+        figures.add(run("flat out, 1M log rows before", 100, 11, 0, 1_000_000));
+
+        StringBuilder table = new StringBuilder(String.format("%n== end to end: %d cores, %s ==%n",
+                Runtime.getRuntime().availableProcessors(), PostgresServer.get()));
+        table.append(String.format("%-30s %6s %7s %10s %12s %12s%n", "run", "loads", "events", "events/s",
+                "p50 ms", "p99 ms"));
+        for (Figures f : figures) {
+            table.append(String.format("%-30s %6d %7d %10.1f %12.1f %12.1f%n", f.run(), f.loads(), f.events(),
+                    f.eventsPerSecond(), f.p50Millis(), f.p99Millis()));
+        }
+        table.append("(p50/p99: ingest to the SMS request at the simulator; events: inbound events, each logged, decided,\n"
+                + " its two outbox rows sent and their two outcomes logged)\n");
+        System.out.println(table);
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target", "benchmark-end-to-end.txt"), table);
+    }
+
+    private Figures run(String name, int loads, int eventsPerLoad, int rate, int preloadedLogRows) throws Exception {
+        try (BenchRig rig = BenchRig.start("bench_e2e")) {
+            if (preloadedLogRows > 0) {
+                rig.db.execute("""
+                        INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
+                        SELECT 'old-' || (i / 50), i % 50 + 1, 'e' || i, 'event', 'LocationPing', now(), now(), '{}'
+                        FROM generate_series(0, %d) i""".formatted(preloadedLogRows - 1));
+                rig.db.execute("ANALYZE");
+            }
+            rig.startWorker();
+            rig.startDispatcher();
+
+            // the story of each load: assigned, then a high-risk ping and the driver's reply, again and again
+            List<InboundEvent> story = new ArrayList<>();
+            for (int i = 0; i < eventsPerLoad; i++) {
+                for (int l = 0; l < loads; l++) {
+                    story.add(event("L" + l, i));
+                }
+            }
+            Map<String, Long> ingestedAt = new ConcurrentHashMap<>();
+            long start = System.nanoTime();
+            long interval = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / rate;
+            for (int i = 0; i < story.size(); i++) {
+                if (interval > 0) {
+                    long due = start + i * interval;
+                    while (System.nanoTime() < due) {
+                        Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
+                    }
+                }
+                InboundEvent e = story.get(i);
+                ingestedAt.put(e.loadId() + "/ask:eta_request:" + e.eventId() + "/1/send_sms", System.nanoTime());
+                rig.queue.enqueue(QueueMessage.of(e));
+            }
+            int inbound = story.size();
+            long rows = (long) loads * (eventsPerLoad - 1) * 2;
+            long expectedLog = 2L * (inbound + rows) + preloadedLogRows;
+            while (rig.count("SELECT count(*) FROM event_log") < expectedLog
+                    || rig.count("SELECT count(*) FROM outbox WHERE status <> 'dispatched'") > 0) {
+                Thread.sleep(50);
+                assertThat(System.nanoTime() - start).as("the run finishes within 10 minutes").isLessThan(TimeUnit.MINUTES.toNanos(10));
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            double[] latencies = rig.channels.delivered("sms").stream()
+                    .filter(d -> ingestedAt.containsKey(d.idempotencyKey()))
+                    .mapToDouble(d -> (d.receivedNanos() - ingestedAt.get(d.idempotencyKey())) / 1e6).sorted().toArray();
+            assertThat(latencies).as("one SMS per ping").hasSize(loads * (eventsPerLoad / 2));
+            return new Figures(name, loads, inbound, inbound / seconds, percentile(latencies, 0.5), percentile(latencies, 0.99));
+        }
+    }
+
+    /** Event {@code i} of a load's story: 0 assigned, odd a high-risk ping, even a reply. */
+    private static InboundEvent event(String load, int i) {
+        Instant now = CLOCK.instant();
+        EventPayload payload = i == 0 ? new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched")
+                : i % 2 == 1 ? new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6)
+                : new EventPayload.InboundSms("+15550100", "ETA soon");
+        return new InboundEvent("e" + i, load, now, now, "c-" + load, null, payload);
+    }
+
+    private static double percentile(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+    }
+}

@@ -1,0 +1,108 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.dispatcher.fanout.FanoutConfig;
+import dev.loadflow.dispatcher.send.ChannelsConfig;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The dispatcher's configuration as plain objects, pointing at a channel simulator. */
+final class PlainConfigs {
+
+    private PlainConfigs() {
+    }
+
+    static ChannelsConfig channels(URI base) {
+        return new ChannelsConfig() {
+            @Override
+            public Endpoint sms() {
+                return endpoint(base + "/sms");
+            }
+
+            @Override
+            public Endpoint hero() {
+                return endpoint(base + "/hero");
+            }
+
+            @Override
+            public Endpoint slack() {
+                return endpoint(base + "/slack");
+            }
+        };
+    }
+
+    static ChannelsConfig.Endpoint endpoint(String url) {
+        return new ChannelsConfig.Endpoint() {
+            @Override
+            public Optional<URI> url() {
+                return Optional.of(URI.create(url));
+            }
+
+            @Override
+            public Duration timeout() {
+                return Duration.ofSeconds(10);
+            }
+
+            @Override
+            public int maxConcurrency() {
+                return 16;
+            }
+        };
+    }
+
+    static FanoutConfig fanout(URI base) {
+        List<String> names = new ArrayList<>(List.of("crm", "billing", "tms"));
+        return () -> {
+            Map<String, FanoutConfig.Subscriber> subscribers = new java.util.TreeMap<>();
+            for (String name : names) {
+                subscribers.put(name, new FanoutConfig.Subscriber() {
+                    @Override
+                    public URI url() {
+                        return URI.create(base + "/webhooks/" + name);
+                    }
+
+                    @Override
+                    public List<String> events() {
+                        return List.of("stage_changed");
+                    }
+
+                    @Override
+                    public Duration timeout() {
+                        return Duration.ofSeconds(10);
+                    }
+                });
+            }
+            return subscribers;
+        };
+    }
+
+    static DispatcherConfig.Circuit circuit(int minimumCalls) {
+        return new DispatcherConfig.Circuit() {
+            @Override
+            public float failureRateThreshold() {
+                return 50;
+            }
+
+            @Override
+            public int slidingWindow() {
+                return minimumCalls;
+            }
+
+            @Override
+            public int minimumCalls() {
+                return minimumCalls;
+            }
+
+            @Override
+            public Duration openFor() {
+                return Duration.ofSeconds(30);
+            }
+        };
+    }
+
+}
