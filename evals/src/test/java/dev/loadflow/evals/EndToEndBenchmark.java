@@ -70,7 +70,7 @@ class EndToEndBenchmark {
             if (preloadedLogRows > 0) {
                 rig.db.execute("""
                         INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
-                        SELECT 'old-' || (i / 50), i % 50 + 1, 'e' || i, 'event', 'LocationPing', now(), now(), '{}'
+                        SELECT 'old-' || (i / 50), i %% 50 + 1, 'e' || i, 'event', 'LocationPing', now(), now(), '{}'
                         FROM generate_series(0, %d) i""".formatted(preloadedLogRows - 1));
                 rig.db.execute("ANALYZE");
             }
@@ -111,7 +111,10 @@ class EndToEndBenchmark {
                     .filter(d -> ingestedAt.containsKey(d.idempotencyKey()))
                     .mapToDouble(d -> (d.receivedNanos() - ingestedAt.get(d.idempotencyKey())) / 1e6).sorted().toArray();
             assertThat(latencies).as("one SMS per ping").hasSize(loads * (eventsPerLoad / 2));
-            return new Figures(name, loads, inbound, inbound / seconds, percentile(latencies, 0.5), percentile(latencies, 0.99));
+            Figures figures = new Figures(name, loads, inbound, inbound / seconds, percentile(latencies, 0.5),
+                    percentile(latencies, 0.99));
+            System.out.println("   " + figures);
+            return figures;
         }
     }
 
