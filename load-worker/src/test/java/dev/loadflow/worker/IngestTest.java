@@ -1,14 +1,10 @@
 package dev.loadflow.worker;
 
 import dev.loadflow.service.testing.PostgresTestResource;
-import dev.loadflow.store.pg.Pg;
 import io.quarkus.test.common.WithTestResource;
+import dev.loadflow.testing.TestDatabase;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,8 +16,6 @@ import java.util.List;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.worker.LoadApi.assigned;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
-import static dev.loadflow.worker.LoadApi.count;
-import static dev.loadflow.worker.LoadApi.outboxIds;
 import static dev.loadflow.worker.LoadApi.ping;
 import static dev.loadflow.worker.LoadApi.post;
 import static io.restassured.RestAssured.given;
@@ -33,8 +27,18 @@ import static org.hamcrest.Matchers.is;
 @WithTestResource(PostgresTestResource.class)
 class IngestTest {
 
-    @Inject
-    Pool pool;
+    private static TestDatabase db() {
+        return PostgresTestResource.current();
+    }
+
+    private static List<String> outboxIds(String load) {
+        return db().rows("SELECT outbox_id FROM outbox WHERE load_id = ? ORDER BY outbox_id", load).stream()
+                .map(r -> (String) r.get("outbox_id")).toList();
+    }
+
+    private static long rows(String table, String load) {
+        return db().rows("SELECT count(*) AS n FROM " + table + " WHERE load_id = ?", load).get(0).get("n") instanceof Long n ? n : -1;
+    }
 
     @Test
     void assignedThenAHighRiskPingLogsBothAndWritesTheAsksOutboxRowsWithThePinnedIds() {
@@ -51,20 +55,19 @@ class IngestTest {
         assertThat(view.getList("log[3].body.actions.type")).containsExactly("send_sms", "set_timer");
         assertThat(view.getString("state.openAsks[0].askId")).isEqualTo("ask:eta_request:ping_0700");
         assertThat(view.getInt("state.openAsks[0].step")).isEqualTo(1);
-        assertThat(outboxIds(pool, load)).containsExactly(
+        assertThat(outboxIds(load)).containsExactly(
                 load + "/ask:eta_request:ping_0700/1/send_sms",
                 load + "/ask:eta_request:ping_0700/1/set_timer");
 
         // one transaction: the ping, its decision and both rows carry the same commit time
         Instant loggedAt = Instant.parse(view.getString("log[2].recordedAt"));
-        for (Row row : Pg.await(pool.preparedQuery(
-                "SELECT created_at, causation_id, payload->>'fireAt' AS fire_at, action_type FROM outbox WHERE load_id = $1")
-                .execute(Tuple.of(load)))) {
-            assertThat(Pg.instant(row, "created_at")).isEqualTo(loggedAt);
-            assertThat(row.getString("causation_id")).isEqualTo("ping_0700");
-            if (row.getString("action_type").equals("set_timer")) {
+        for (var row : db().rows("SELECT created_at, causation_id, payload->>'fireAt' AS fire_at, action_type"
+                + " FROM outbox WHERE load_id = ?", load)) {
+            assertThat(((java.sql.Timestamp) row.get("created_at")).toInstant()).isEqualTo(loggedAt);
+            assertThat(row.get("causation_id")).isEqualTo("ping_0700");
+            if (row.get("action_type").equals("set_timer")) {
                 Instant decidedAt = Instant.parse(view.getString("log[3].body.decidedAt"));
-                assertThat(Instant.parse(row.getString("fire_at"))).isEqualTo(decidedAt.plus(Duration.ofMinutes(30)));
+                assertThat(Instant.parse((String) row.get("fire_at"))).isEqualTo(decidedAt.plus(Duration.ofMinutes(30)));
             }
         }
     }
@@ -81,8 +84,8 @@ class IngestTest {
                 .then().statusCode(200).body("status", is("already processed"));
 
         assertThat(given().get("/loads/{loadId}", load).then().extract().jsonPath().getInt("version")).isEqualTo(4);
-        assertThat(outboxIds(pool, load)).hasSize(2);
-        assertThat(count(pool, "SELECT count(*) FROM load_queue WHERE load_id = $1", load)).isZero();
+        assertThat(outboxIds(load)).hasSize(2);
+        assertThat(rows("load_queue", load)).isZero();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -105,8 +108,8 @@ class IngestTest {
                 .body("field", is(field))
                 .body("detail", containsString(detail));
 
-        assertThat(count(pool, "SELECT count(*) FROM load_queue WHERE load_id = $1", load)).isZero();
-        assertThat(count(pool, "SELECT count(*) FROM event_log WHERE load_id = $1", load)).isZero();
+        assertThat(rows("load_queue", load)).isZero();
+        assertThat(rows("event_log", load)).isZero();
         given().get("/loads/{loadId}", load).then().statusCode(404).contentType("application/problem+json");
     }
 

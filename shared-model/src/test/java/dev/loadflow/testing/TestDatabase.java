@@ -74,6 +74,30 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** Runs a parameterised query over JDBC ({@code ?} placeholders); each row as column → value. */
+    public java.util.List<java.util.Map<String, Object>> rows(String sql, Object... params) {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl(), user(), password());
+             var statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                statement.setObject(i + 1, params[i]);
+            }
+            java.util.List<java.util.Map<String, Object>> rows = new java.util.ArrayList<>();
+            try (var rs = statement.executeQuery()) {
+                var meta = rs.getMetaData();
+                while (rs.next()) {
+                    java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
+                    for (int c = 1; c <= meta.getColumnCount(); c++) {
+                        row.put(meta.getColumnLabel(c), rs.getObject(c));
+                    }
+                    rows.add(row);
+                }
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
     /** Empties every loadflow table. */
     public void truncateAll() {
         execute("TRUNCATE event_log, outbox, outbox_failure, timers, load_queue, load_queue_group, load_queue_dead, processed_event, ops_alert, load_stage");

@@ -16,8 +16,18 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
     /** Init arg: {@code "false"} leaves the database unmigrated (a migration Job that has not run yet). */
     public static final String MIGRATE = "migrate";
 
+    private static volatile TestDatabase current;
+
     private TestDatabase database;
     private boolean migrate = true;
+
+    /**
+     * The database of the running test's service: tests that look at rows use it over JDBC, so
+     * the same test class also runs as a {@code @QuarkusIntegrationTest} against the packaged jar.
+     */
+    public static TestDatabase current() {
+        return current;
+    }
 
     @Override
     public void init(Map<String, String> initArgs) {
@@ -27,6 +37,7 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
     @Override
     public Map<String, String> start() {
         database = PostgresServer.get().createDatabase("service", migrate);
+        current = database;
         return Map.of(
                 "quarkus.datasource.reactive.url", database.reactiveUrl(),
                 "quarkus.datasource.jdbc.url", database.jdbcUrl(),
