@@ -33,19 +33,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 public abstract class LoadQueueContract {
 
     protected static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
-    protected static final Duration VISIBILITY = Duration.ofMinutes(5);
 
     protected final FakeClock clock = FakeClock.at(T0);
     private LoadQueue queue;
+    private Duration visibility;
 
     protected abstract LoadQueue loadQueue(Clock clock, Duration visibilityTimeout);
 
     protected abstract void reset();
 
+    /** The visibility timeout the suite runs with: long where time is the injected clock, seconds where it must really pass. */
+    protected Duration visibility() {
+        return Duration.ofMinutes(5);
+    }
+
+    /** Lets {@code duration} pass for the backend's visibility timeouts: the injected clock here; a backend with its own clock also waits. */
+    protected void passTime(Duration duration) {
+        clock.advance(duration);
+    }
+
+    /** Capability: whether {@link LoadQueue#enqueue} can tell that a message was already queued. */
+    protected boolean reportsDuplicateEnqueue() {
+        return true;
+    }
+
+    /** Capability: whether {@link LoadQueue#stats} knows the age of the oldest message. */
+    protected boolean reportsOldestMessageAge() {
+        return true;
+    }
+
     @BeforeEach
     final void setUp() {
         reset();
-        queue = loadQueue(clock, VISIBILITY);
+        visibility = visibility();
+        queue = loadQueue(clock, visibility);
     }
 
     private static QueueMessage message(String load, String id) {
@@ -85,9 +106,13 @@ public abstract class LoadQueueContract {
         String load = newLoadId();
 
         assertThat(queue.enqueue(message(load, "ping_0700"))).isTrue();
-        assertThat(queue.enqueue(message(load, "ping_0700"))).isFalse();
+        boolean second = queue.enqueue(message(load, "ping_0700"));
 
+        if (reportsDuplicateEnqueue()) {
+            assertThat(second).isFalse();
+        }
         assertThat(queue.stats().depth()).isEqualTo(1);
+        assertThat(receiveNow(10)).hasSize(1);
     }
 
     @Test
@@ -116,7 +141,10 @@ public abstract class LoadQueueContract {
             queue.enqueue(message(load, "b"));
         }
 
-        List<ReceivedMessage> received = receiveNow(10);
+        List<ReceivedMessage> received = new ArrayList<>();
+        for (int call = 0; call < 5 && received.size() < 3; call++) {
+            received.addAll(receiveNow(10)); // a backend may hand out fewer than it has
+        }
 
         assertThat(received).extracting(ReceivedMessage::loadId).containsExactlyInAnyOrderElementsOf(loads);
         assertThat(received).extracting(ReceivedMessage::messageId).containsOnly("a");
@@ -129,9 +157,9 @@ public abstract class LoadQueueContract {
         queue.enqueue(message(load, "m2"));
         ReceivedMessage first = receiveNow(10).get(0);
 
-        clock.advance(VISIBILITY.minusSeconds(1));
+        passTime(visibility.dividedBy(3));
         assertThat(receiveNow(10)).isEmpty();
-        clock.advance(Duration.ofSeconds(1));
+        passTime(visibility);
         List<ReceivedMessage> again = receiveNow(10);
 
         assertThat(again).singleElement().satisfies(m -> {
@@ -151,11 +179,12 @@ public abstract class LoadQueueContract {
         queue.enqueue(message(load, "m1"));
         ReceivedMessage first = receiveNow(10).get(0);
 
-        assertThat(queue.release(first.receiptHandle(), Duration.ofSeconds(10))).isTrue();
+        Duration delay = visibility.dividedBy(2);
+        assertThat(queue.release(first.receiptHandle(), delay)).isTrue();
 
-        clock.advance(Duration.ofSeconds(9));
+        passTime(delay.dividedBy(3));
         assertThat(receiveNow(10)).isEmpty();
-        clock.advance(Duration.ofSeconds(1));
+        passTime(delay);
         assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("m1");
         assertThat(queue.ack(first.receiptHandle())).isFalse();
     }
@@ -165,14 +194,14 @@ public abstract class LoadQueueContract {
         String load = newLoadId();
         queue.enqueue(message(load, "m1"));
         ReceivedMessage first = receiveNow(10).get(0);
-        clock.advance(Duration.ofMinutes(4));
+        passTime(visibility.multipliedBy(4).dividedBy(5));
 
-        assertThat(queue.extend(first.receiptHandle(), Duration.ofMinutes(10))).isTrue();
+        assertThat(queue.extend(first.receiptHandle(), visibility.multipliedBy(2))).isTrue();
 
-        clock.advance(Duration.ofMinutes(9));
-        assertThat(receiveNow(10)).isEmpty();
+        passTime(visibility);
+        assertThat(receiveNow(10)).as("past the first visibility timeout, within the extension").isEmpty();
         assertThat(queue.ack(first.receiptHandle())).isTrue();
-        assertThat(queue.extend(first.receiptHandle(), Duration.ofMinutes(10))).isFalse();
+        assertThat(queue.extend(first.receiptHandle(), visibility)).isFalse();
         assertThat(queue.release("not-a-handle", Duration.ZERO)).isFalse();
     }
 
@@ -219,7 +248,9 @@ public abstract class LoadQueueContract {
         QueueStats stats = queue.stats();
 
         assertThat(stats.depth()).isEqualTo(2);
-        assertThat(stats.oldestEnqueuedAt()).contains(T0);
+        if (reportsOldestMessageAge()) {
+            assertThat(stats.oldestEnqueuedAt()).contains(T0);
+        }
     }
 
     @Test

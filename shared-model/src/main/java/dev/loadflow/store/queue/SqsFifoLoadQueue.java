@@ -1,0 +1,221 @@
+package dev.loadflow.store.queue;
+
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@link LoadQueue} on an SQS FIFO queue: message group id = load id (SQS keeps one group's
+ * messages in order and hands out the next only after the one in flight is deleted or
+ * visible again), deduplication id = the message id (dropped as a duplicate for 5 minutes;
+ * the event store's dedupe covers everything after), visibility timeout per receive, long
+ * polling up to 20 s, delete on ack, {@code ChangeMessageVisibility} for release and extend.
+ * Parked messages go to a dead-letter FIFO queue with their reason.
+ *
+ * <p>Differences from the PostgreSQL queue, stated as capabilities: {@link #enqueue} cannot
+ * tell a duplicate (SQS accepts and drops it silently), visibility follows SQS's clock in whole
+ * seconds, and {@link #stats} has no age of the oldest message (CloudWatch's
+ * {@code ApproximateAgeOfOldestMessage} has it).
+ */
+public final class SqsFifoLoadQueue implements LoadQueue {
+
+    static final String MESSAGE_ID = "loadflow-message-id";
+    static final String REASON = "loadflow-parked-reason";
+    static final String PARKED_AT = "loadflow-parked-at";
+    static final String RECEIVE_COUNT = "loadflow-receive-count";
+    static final String ENQUEUED_AT = "loadflow-enqueued-at";
+    private static final int MAX_DEDUPLICATION_ID = 128;
+    private static final Duration MAX_LONG_POLL = Duration.ofSeconds(20);
+
+    private final SqsClient sqs;
+    private final String queueUrl;
+    private final String deadLetterQueueUrl;
+    private final Duration visibilityTimeout;
+    private final Clock clock;
+    /** Messages this instance handed out and has not settled: park needs their bodies. */
+    private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
+
+    public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
+                            Clock clock) {
+        if (!queueUrl.endsWith(".fifo") || !deadLetterQueueUrl.endsWith(".fifo")) {
+            throw new IllegalArgumentException("SQS FIFO queues end in .fifo: " + queueUrl + ", " + deadLetterQueueUrl);
+        }
+        this.sqs = sqs;
+        this.queueUrl = queueUrl;
+        this.deadLetterQueueUrl = deadLetterQueueUrl;
+        this.visibilityTimeout = visibilityTimeout;
+        this.clock = clock;
+    }
+
+    /** Always true: SQS accepts a duplicate within its 5-minute window and drops it silently. */
+    @Override
+    public boolean enqueue(QueueMessage message) {
+        sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(message.body())
+                .messageGroupId(message.loadId())
+                .messageDeduplicationId(deduplicationId(message.loadId(), message.messageId()))
+                .messageAttributes(Map.of(MESSAGE_ID, text(message.messageId()),
+                        ENQUEUED_AT, text(clock.instant().toString()))));
+        return true;
+    }
+
+    /**
+     * Receives one message per call, up to {@code max} calls: SQS FIFO fills a batch from one
+     * message group, and the contract is one message per load in flight. A single-message
+     * receive returns the head of a group with nothing in flight; the group then stays locked
+     * until the message is deleted or visible again. Only the first call long-polls.
+     */
+    @Override
+    public List<ReceivedMessage> receive(int max, Duration wait) {
+        int waitSeconds = (int) Math.min(Math.max(wait.toSeconds(), 0), MAX_LONG_POLL.toSeconds());
+        List<ReceivedMessage> received = new ArrayList<>();
+        for (int call = 0; call < max; call++) {
+            int pollSeconds = call == 0 ? waitSeconds : 0;
+            List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(1)
+                    .waitTimeSeconds(pollSeconds)
+                    .visibilityTimeout((int) visibilityTimeout.toSeconds())
+                    .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID,
+                            MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT, MessageSystemAttributeName.SENT_TIMESTAMP)
+                    .messageAttributeNames("All")).messages();
+            if (messages.isEmpty()) {
+                break;
+            }
+            Message m = messages.get(0);
+            String loadId = m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID);
+            ReceivedMessage message = new ReceivedMessage(loadId, attribute(m, MESSAGE_ID), m.body(), m.receiptHandle(),
+                    Integer.parseInt(m.attributes().getOrDefault(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT, "1")),
+                    Optional.ofNullable(attribute(m, ENQUEUED_AT)).map(Instant::parse).orElseGet(() ->
+                            Instant.ofEpochMilli(Long.parseLong(m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP)))));
+            // a redelivery makes this instance's older handles of the same message stale
+            inFlight.values().removeIf(old -> old.loadId().equals(loadId) && old.messageId().equals(message.messageId()));
+            inFlight.put(m.receiptHandle(), message);
+            received.add(message);
+        }
+        return received;
+    }
+
+    @Override
+    public boolean ack(String receiptHandle) {
+        if (inFlight.remove(receiptHandle) == null) {
+            return false;
+        }
+        try {
+            sqs.deleteMessage(b -> b.queueUrl(queueUrl).receiptHandle(receiptHandle));
+            return true;
+        } catch (SdkException stale) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean release(String receiptHandle, Duration delay) {
+        if (inFlight.remove(receiptHandle) == null) {
+            return false;
+        }
+        return changeVisibility(receiptHandle, delay);
+    }
+
+    @Override
+    public boolean extend(String receiptHandle, Duration visibility) {
+        return inFlight.containsKey(receiptHandle) && changeVisibility(receiptHandle, visibility);
+    }
+
+    @Override
+    public boolean park(String receiptHandle, String reason) {
+        ReceivedMessage message = inFlight.remove(receiptHandle);
+        if (message == null) {
+            return false;
+        }
+        sqs.sendMessage(b -> b.queueUrl(deadLetterQueueUrl).messageBody(message.body())
+                .messageGroupId(message.loadId())
+                .messageDeduplicationId(deduplicationId(message.loadId(), message.messageId() + "#" + clock.millis()))
+                .messageAttributes(Map.of(MESSAGE_ID, text(message.messageId()), REASON, text(reason),
+                        PARKED_AT, text(clock.instant().toString()),
+                        RECEIVE_COUNT, text(Integer.toString(message.receiveCount())),
+                        ENQUEUED_AT, text(message.enqueuedAt().toString()))));
+        try {
+            sqs.deleteMessage(b -> b.queueUrl(queueUrl).receiptHandle(receiptHandle));
+        } catch (SdkException stale) {
+            // redelivered meanwhile: it is parked and will be processed once more; the event store dedupes
+        }
+        return true;
+    }
+
+    /** Peeks at the dead-letter queue (visibility 0: nothing is taken), newest parked first. */
+    @Override
+    public List<ParkedMessage> parked(int limit) {
+        List<ParkedMessage> parked = new ArrayList<>();
+        for (Message m : sqs.receiveMessage(b -> b.queueUrl(deadLetterQueueUrl).maxNumberOfMessages(Math.min(limit, 10))
+                .visibilityTimeout(0).messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID)
+                .messageAttributeNames("All")).messages()) {
+            parked.add(new ParkedMessage(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID),
+                    attribute(m, MESSAGE_ID), m.body(), Instant.parse(attribute(m, ENQUEUED_AT)),
+                    Integer.parseInt(attribute(m, RECEIVE_COUNT)), Instant.parse(attribute(m, PARKED_AT)),
+                    attribute(m, REASON)));
+        }
+        parked.sort((a, b) -> b.parkedAt().compareTo(a.parkedAt()));
+        return parked;
+    }
+
+    @Override
+    public QueueStats stats() {
+        Map<QueueAttributeName, String> attributes = sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)).attributes();
+        long depth = attributes.values().stream().mapToLong(Long::parseLong).sum();
+        return new QueueStats(depth, Optional.empty());
+    }
+
+    private boolean changeVisibility(String receiptHandle, Duration visibility) {
+        try {
+            sqs.changeMessageVisibility(b -> b.queueUrl(queueUrl).receiptHandle(receiptHandle)
+                    .visibilityTimeout((int) Math.max(0, visibility.toSeconds())));
+            return true;
+        } catch (SdkException stale) {
+            return false;
+        }
+    }
+
+    /**
+     * The deduplication id: {@code {loadId}/{messageId}} (SQS deduplicates across the whole queue,
+     * not per message group, and event ids are unique per load only), or its SHA-256 when that
+     * exceeds SQS's 128 characters.
+     */
+    static String deduplicationId(String loadId, String messageId) {
+        String id = loadId + "/" + messageId;
+        if (id.length() <= MAX_DEDUPLICATION_ID) {
+            return id;
+        }
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(id.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static MessageAttributeValue text(String value) {
+        return MessageAttributeValue.builder().dataType("String").stringValue(value).build();
+    }
+
+    private static String attribute(Message m, String name) {
+        MessageAttributeValue value = m.messageAttributes().get(name);
+        return value == null ? null : value.stringValue();
+    }
+}
