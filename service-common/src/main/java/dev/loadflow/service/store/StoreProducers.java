@@ -5,6 +5,7 @@ import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
@@ -32,10 +33,27 @@ public class StoreProducers {
         return new PgEventStore(pool, clock);
     }
 
+    /** The load queue {@code loadflow.queue.kind} names: PostgreSQL (default) or SQS FIFO. Nothing else changes. */
     @Produces
     @Singleton
     LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications) {
-        return new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
+        return switch (config.kind()) {
+            case POSTGRES -> new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
+            case SQS -> {
+                QueueConfig.Sqs sqs = config.sqs();
+                String url = sqs.url().orElseThrow(() -> new IllegalStateException(
+                        "loadflow.queue.kind=sqs needs loadflow.queue.sqs.url (the FIFO queue's URL)"));
+                String deadLetter = sqs.deadLetterUrl().orElseThrow(() -> new IllegalStateException(
+                        "loadflow.queue.kind=sqs needs loadflow.queue.sqs.dead-letter-url (a FIFO queue for poison)"));
+                var client = software.amazon.awssdk.services.sqs.SqsClient.builder()
+                        .region(software.amazon.awssdk.regions.Region.of(sqs.region()))
+                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create());
+                sqs.endpoint().ifPresent(endpoint -> client.endpointOverride(endpoint).credentialsProvider(
+                        software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"))));
+                yield new SqsFifoLoadQueue(client.build(), url, deadLetter, config.visibilityTimeout(), clock);
+            }
+        };
     }
 
     @Produces
