@@ -44,5 +44,11 @@ public interface LoadQueue {
     /** Parked messages, newest first. */
     List<ParkedMessage> parked(int limit);
 
+    /**
+     * Puts a parked message back at the end of its load's queue (an operator fixed the cause);
+     * false if no such message is parked.
+     */
+    boolean redrive(String loadId, String messageId);
+
     QueueStats stats();
 }

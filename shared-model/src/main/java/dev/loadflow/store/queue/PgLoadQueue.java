@@ -92,6 +92,9 @@ public final class PgLoadQueue implements LoadQueue {
                 SET body = excluded.body, receive_count = excluded.receive_count,
                     parked_at = excluded.parked_at, reason = excluded.reason""";
 
+    static final String UNPARK = """
+            DELETE FROM load_queue_dead WHERE load_id = $1 AND message_id = $2 RETURNING body::text AS body""";
+
     static final String PARKED = """
             SELECT load_id, message_id, body::text AS body, enqueued_at, receive_count, parked_at, reason
             FROM load_queue_dead ORDER BY parked_at DESC, load_id, message_id LIMIT $1""";
@@ -201,6 +204,16 @@ public final class PgLoadQueue implements LoadQueue {
                     row.getString("reason")));
         }
         return parked;
+    }
+
+    @Override
+    public boolean redrive(String loadId, String messageId) {
+        return Boolean.TRUE.equals(Pg.await(pool.withTransaction(conn -> conn.preparedQuery(UNPARK)
+                .execute(Tuple.of(loadId, messageId))
+                .compose(rows -> rows.size() == 0
+                        ? Future.succeededFuture(false)
+                        : conn.preparedQuery(ENQUEUE).execute(Tuple.of(loadId, messageId,
+                                rows.iterator().next().getString("body"), Pg.at(clock.instant()))).map(true)))));
     }
 
     @Override

@@ -172,6 +172,33 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         return parked;
     }
 
+    /**
+     * Looks for the message among the dead-letter queue's first ten, sends it to the load queue
+     * (with a fresh deduplication id: the original may still be inside SQS's 5-minute window)
+     * and deletes it from the dead-letter queue.
+     */
+    @Override
+    public boolean redrive(String loadId, String messageId) {
+        List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterQueueUrl).maxNumberOfMessages(10)
+                .visibilityTimeout(30).messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID)
+                .messageAttributeNames("All")).messages();
+        boolean found = false;
+        for (Message m : batch) {
+            boolean match = !found && loadId.equals(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
+                    && messageId.equals(attribute(m, MESSAGE_ID));
+            if (match) {
+                sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(m.body()).messageGroupId(loadId)
+                        .messageDeduplicationId(deduplicationId(loadId, messageId + "#redrive-" + clock.millis()))
+                        .messageAttributes(Map.of(MESSAGE_ID, text(messageId), ENQUEUED_AT, text(clock.instant().toString()))));
+                sqs.deleteMessage(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()));
+                found = true;
+            } else {
+                sqs.changeMessageVisibility(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
+            }
+        }
+        return found;
+    }
+
     @Override
     public QueueStats stats() {
         Map<QueueAttributeName, String> attributes = sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(

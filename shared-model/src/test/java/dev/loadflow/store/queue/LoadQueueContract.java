@@ -229,6 +229,24 @@ public abstract class LoadQueueContract {
     }
 
     @Test
+    final void aRedrivenMessageIsDeliveredAgainAndLeavesTheParkedList() {
+        String load = newLoadId();
+        queue.enqueue(message(load, "poison"));
+        queue.park(receiveNow(10).get(0).receiptHandle(), "bad payload");
+
+        assertThat(queue.redrive(load, "no-such-message")).isFalse();
+        assertThat(queue.redrive(load, "poison")).isTrue();
+
+        assertThat(queue.parked(10)).extracting(ParkedMessage::messageId).doesNotContain("poison");
+        List<ReceivedMessage> again = receiveNow(10);
+        assertThat(again).singleElement().satisfies(m -> {
+            assertThat(m.messageId()).isEqualTo("poison");
+            assertThat(json(m.body())).isEqualTo(json(message(load, "poison").body()));
+        });
+        assertThat(queue.redrive(load, "poison")).as("not parked any more").isFalse();
+    }
+
+    @Test
     final void aLongPollReturnsAMessageEnqueuedWhileItWaits() throws Exception {
         String load = newLoadId();
         CompletableFuture<List<ReceivedMessage>> poll =

@@ -1,0 +1,50 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueMessage;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.is;
+
+/** Operators see the load queue's poison and re-drive it, with the admin token only. */
+@QuarkusTest
+@WithTestResource(PostgresTestResource.class)
+class QueueAdminTest {
+
+    private static final String TOKEN = "worker-test-token";
+
+    @Inject
+    LoadQueue queue;
+
+    @Test
+    void aParkedMessageIsListedAndRedrivenWithTheAdminToken() {
+        String load = newLoadId();
+        queue.enqueue(new QueueMessage(load, "garbled", "{\"eventId\": \"garbled\"}"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> given().auth().oauth2(TOKEN).get("/admin/queue/dead")
+                .then().extract().jsonPath().getList("parked.messageId").contains("garbled"));
+
+        given().get("/admin/queue/dead").then().statusCode(401);
+        given().auth().oauth2(TOKEN).get("/admin/queue/dead")
+                .then().statusCode(200)
+                .body("parked.loadId", hasItem(load))
+                .body("parked.find { it.messageId == 'garbled' }.reason", is("unreadable message: type: missing"));
+        given().auth().oauth2(TOKEN).queryParam("loadId", load).queryParam("messageId", "garbled")
+                .post("/admin/queue/dead/redrive")
+                .then().statusCode(200).body("redriven", is(true));
+        given().auth().oauth2(TOKEN).queryParam("loadId", load).queryParam("messageId", "never-parked")
+                .post("/admin/queue/dead/redrive")
+                .then().statusCode(404).contentType("application/problem+json");
+        given().auth().oauth2(TOKEN).queryParam("limit", 0).get("/admin/queue/dead").then().statusCode(400);
+    }
+}
