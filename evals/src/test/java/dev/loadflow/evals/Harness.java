@@ -1,16 +1,13 @@
 package dev.loadflow.evals;
 
-import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.dispatcher.claim.DispatcherMetrics;
 import dev.loadflow.dispatcher.claim.RetryPolicy;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
 import dev.loadflow.dispatcher.fanout.Fanout;
-import dev.loadflow.dispatcher.fanout.FanoutConfig;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.internal.LoadStageRepository;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
-import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
 import dev.loadflow.evals.sim.ChannelSimulator;
 import dev.loadflow.model.log.LoadLog;
@@ -49,12 +46,9 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -155,13 +149,6 @@ public final class Harness implements AutoCloseable {
     /** Replaces the worker's policy (e.g. a faulty one). */
     void usePolicy(DecisionPolicy policy) {
         worker = workerWith(policy);
-    }
-
-    /** Empties the database and the simulator between scenarios. */
-    void reset() {
-        database.truncateAll();
-        channels.reset();
-        worker = workerWith(sop());
     }
 
     /** Pumps due timers, processes the queue and dispatches the outbox until nothing moves. */

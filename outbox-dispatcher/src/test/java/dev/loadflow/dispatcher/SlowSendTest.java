@@ -17,7 +17,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 

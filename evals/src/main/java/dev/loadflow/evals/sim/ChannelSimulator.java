@@ -112,13 +112,6 @@ public final class ChannelSimulator implements AutoCloseable {
         return requests.getOrDefault(channel + " " + key, new AtomicInteger()).get();
     }
 
-    public void reset() {
-        receipts.clear();
-        deliveries.clear();
-        requests.clear();
-        behaviours.clear();
-    }
-
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getPath();

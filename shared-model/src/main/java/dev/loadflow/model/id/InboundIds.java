@@ -33,14 +33,6 @@ public final class InboundIds {
         return loadId;
     }
 
-    /** Returns {@code eventId} or throws {@link IllegalArgumentException} naming the rule. */
-    public static String requireEventId(String eventId) {
-        if (!isValidEventId(eventId)) {
-            throw new IllegalArgumentException(
-                    "eventId must be 1 to 128 characters of [A-Za-z0-9_.-], got " + quote(eventId));
-        }
-        return eventId;
-    }
 
     static String quote(String s) {
         return s == null ? "null" : "'" + s + "'";

@@ -12,10 +12,6 @@ public record LoadLog(String loadId, long version, List<RecordedEntry> entries) 
         entries = List.copyOf(entries);
     }
 
-    public static LoadLog empty(String loadId) {
-        return new LoadLog(loadId, 0, List.of());
-    }
-
     public boolean contains(String entryId) {
         return entries.stream().anyMatch(e -> e.entry().entryId().equals(entryId));
     }

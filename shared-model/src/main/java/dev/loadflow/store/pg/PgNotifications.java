@@ -62,10 +62,6 @@ public final class PgNotifications implements AutoCloseable {
         });
     }
 
-    /** Whether the LISTEN connection is up (for tests and health data). */
-    public boolean connected() {
-        return !subscriber.closed() && subscriber.actualConnection() != null;
-    }
 
     /** The signal of {@code channel}; one that nobody listens on never fires. */
     public WakeupSignal signal(String channel) {

@@ -58,11 +58,6 @@ public final class WakeupSignal {
         }
     }
 
-    /** Waits up to {@code timeout} for any firing from now on. */
-    public boolean await(Duration timeout) {
-        return awaitAfter(generation(), timeout);
-    }
-
     static long toMillis(Duration d) {
         return TimeUnit.NANOSECONDS.toMillis(d.toNanos());
     }

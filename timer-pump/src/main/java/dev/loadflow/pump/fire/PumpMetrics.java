@@ -45,8 +45,4 @@ public final class PumpMetrics {
         backlog.set(due);
     }
 
-    /** The lateness histogram, for benchmarks that print its percentiles. */
-    public Timer lateness() {
-        return lateness;
-    }
 }
