@@ -78,11 +78,11 @@ final class BenchRig implements AutoCloseable {
         return new BenchRig(name);
     }
 
-    /** Starts a load worker: 8 concurrent runs, the SOP of client A. */
+    /** Starts a load worker with the service's defaults (32 runs at once, batches of 16), the SOP of client A. */
     void startWorker() {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
-        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8,
+        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(32, 16,
                 Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10));
         consumer.start();
         consumers.add(consumer);

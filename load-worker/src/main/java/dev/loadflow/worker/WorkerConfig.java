@@ -10,8 +10,16 @@ import java.time.Duration;
 public interface WorkerConfig {
 
     /** How many runs one instance executes at once (each for a different load). */
-    @WithDefault("8")
+    @WithDefault("32")
     int concurrency();
+
+    /**
+     * How many messages (of different loads) one receive takes and runs together: one read and
+     * one append for the batch. 1 runs each message on its own, which suits a policy that calls
+     * out (an LLM agent), since a batch decides one event after the other.
+     */
+    @WithDefault("16")
+    int batchSize();
 
     /**
      * The longest a run may take, far inside the 5-minute limit and shorter than the queue's

@@ -60,10 +60,11 @@ public class WorkerProducers {
                     + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
                     + "), or a message would be redelivered while its run is still going");
         }
-        if (config.concurrency() < 1) {
-            throw new IllegalStateException("loadflow.worker.concurrency must be at least 1, got " + config.concurrency());
+        if (config.concurrency() < 1 || config.batchSize() < 1) {
+            throw new IllegalStateException("loadflow.worker.concurrency and loadflow.worker.batch-size must be at least 1, got "
+                    + config.concurrency() + " and " + config.batchSize());
         }
         return new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(config.concurrency(),
-                config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()));
+                config.batchSize(), config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()));
     }
 }

@@ -5,10 +5,12 @@ import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ReceivedMessage;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
+import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The load worker's loop: one receiver takes as many messages as it has free run slots (the
- * queue hands out at most one per load, so runs of one load never overlap), and each message
- * is run on a virtual thread under the run deadline. A message is acked only after its run
+ * The load worker's loop: one receiver takes as many messages as it has free run slots, up to
+ * a batch (the queue hands out at most one per load, so runs of one load never overlap), and
+ * each batch is run on a virtual thread under the run deadline ({@link LoadRun#processAll}:
+ * one read and one append for the whole batch). A message is acked only after its run
  * appended (or found the event already processed); otherwise it is given back for
  * redelivery, with backoff, and parked as poison once it has been delivered too often.
  */
@@ -33,8 +36,15 @@ public final class QueueConsumer {
     private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
 
     /** The loop's knobs; see {@code WorkerConfig} for each. */
-    public record Settings(int concurrency, Duration pollWait, Duration runDeadline, Duration retryDelay,
+    public record Settings(int concurrency, int batchSize, Duration pollWait, Duration runDeadline, Duration retryDelay,
                            int maxReceives) {
+
+        public Settings {
+            if (concurrency < 1 || batchSize < 1) {
+                throw new IllegalArgumentException("concurrency and batch size must be at least 1, got "
+                        + concurrency + " and " + batchSize);
+            }
+        }
     }
 
     private final LoadQueue queue;
@@ -92,23 +102,23 @@ public final class QueueConsumer {
                     continue;
                 }
                 taken = 1;
-                while (taken < settings.concurrency() && slots.tryAcquire()) {
+                while (taken < settings.batchSize() && slots.tryAcquire()) {
                     taken++;
                 }
                 List<ReceivedMessage> received = queue.receive(taken, settings.pollWait());
-                for (ReceivedMessage message : received) {
-                    inFlight.put(message.receiptHandle(), message);
+                slots.release(taken - received.size());
+                taken = 0;
+                if (!received.isEmpty()) {
+                    received.forEach(message -> inFlight.put(message.receiptHandle(), message));
                     handlers.submit(() -> {
                         try {
-                            handle(message);
+                            handle(received);
                         } finally {
-                            inFlight.remove(message.receiptHandle());
-                            slots.release();
+                            received.forEach(message -> inFlight.remove(message.receiptHandle()));
+                            slots.release(received.size());
                         }
                     });
                 }
-                slots.release(taken - received.size());
-                taken = 0;
                 failureBackoff = Duration.ofMillis(500);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -122,52 +132,86 @@ public final class QueueConsumer {
         }
     }
 
-    private void handle(ReceivedMessage message) {
+    /** Runs one received batch (one message per load) under the run deadline, then settles each message. */
+    private void handle(List<ReceivedMessage> received) {
         try {
-            InboundEvent event;
-            try {
-                event = message.event();
-            } catch (RuntimeException e) {
-                park(message, "unreadable message: " + e.getMessage());
+            List<ReceivedMessage> runnable = new ArrayList<>(received.size());
+            List<InboundEvent> events = new ArrayList<>(received.size());
+            for (ReceivedMessage message : received) {
+                InboundEvent event;
+                try {
+                    event = message.event();
+                } catch (RuntimeException e) {
+                    park(message, "unreadable message: " + e.getMessage());
+                    continue;
+                }
+                if (message.receiveCount() > settings.maxReceives()) {
+                    park(message, "delivered " + message.receiveCount() + " times without success");
+                    continue;
+                }
+                runnable.add(message);
+                events.add(event);
+            }
+            if (runnable.isEmpty()) {
                 return;
             }
-            if (message.receiveCount() > settings.maxReceives()) {
-                park(message, "delivered " + message.receiveCount() + " times without success");
-                return;
-            }
-            Future<RunOutcome> running = runs.submit(() -> run.process(event));
-            RunOutcome outcome;
+            Future<List<RunOutcome>> running = runs.submit(() -> run.processAll(events));
+            List<RunOutcome> outcomes;
             try {
-                outcome = running.get(settings.runDeadline().toMillis(), TimeUnit.MILLISECONDS);
+                outcomes = running.get(settings.runDeadline().toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 running.cancel(true);
-                LOG.warnf("run for %s of load %s passed its deadline of %s: abandoned, message given back",
-                        event.eventId(), event.loadId(), settings.runDeadline());
-                giveBack(message, settings.retryDelay());
+                LOG.warnf("runs for %s passed their deadline of %s: abandoned, messages given back", describe(events),
+                        settings.runDeadline());
+                runnable.forEach(message -> giveBack(message, settings.retryDelay()));
                 return;
             } catch (ExecutionException e) {
-                LOG.errorf(e.getCause(), "run for %s of load %s failed (delivery %d)", event.eventId(), event.loadId(),
-                        message.receiveCount());
-                giveBack(message, stopping ? Duration.ZERO : backoff(message.receiveCount()));
+                LOG.errorf(e.getCause(), "runs for %s failed", describe(events));
+                runnable.forEach(message -> giveBack(message, stopping ? Duration.ZERO : backoff(message.receiveCount())));
                 return;
             } catch (InterruptedException e) {
                 running.cancel(true);
-                giveBack(message, Duration.ZERO);
+                runnable.forEach(message -> giveBack(message, Duration.ZERO));
                 Thread.currentThread().interrupt();
                 return;
             }
+            settle(runnable, events, outcomes);
+        } catch (RuntimeException e) {
+            // the queue itself failed: the messages come back when their visibility timeout ends
+            LOG.errorf(e, "could not settle messages of loads %s",
+                    received.stream().map(ReceivedMessage::loadId).toList());
+        }
+    }
+
+    /** Acks the messages whose runs are done (in one call) and gives the others back. */
+    private void settle(List<ReceivedMessage> messages, List<InboundEvent> events, List<RunOutcome> outcomes) {
+        List<String> done = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            ReceivedMessage message = messages.get(i);
+            RunOutcome outcome = outcomes.get(i);
             if (outcome.result().ack()) {
-                if (!queue.ack(message.receiptHandle())) {
-                    LOG.infof("message %s of load %s was redelivered before its ack; the next run will find it processed",
-                            message.messageId(), message.loadId());
-                }
+                done.add(message.receiptHandle());
+            } else if (outcome.result() == RunResult.FAILED) {
+                LOG.errorf("run for %s of load %s failed (delivery %d): %s", events.get(i).eventId(), message.loadId(),
+                        message.receiveCount(), outcome.reason());
+                giveBack(message, stopping ? Duration.ZERO : backoff(message.receiveCount()));
             } else {
                 giveBack(message, settings.retryDelay());
             }
-        } catch (RuntimeException e) {
-            // the queue itself failed: the message comes back when its visibility timeout ends
-            LOG.errorf(e, "could not settle message %s of load %s", message.messageId(), message.loadId());
         }
+        if (!done.isEmpty()) {
+            int acked = queue.ackAll(done);
+            if (acked < done.size()) {
+                LOG.infof("%d of %d messages were redelivered before their ack; the next runs will find them processed",
+                        done.size() - acked, done.size());
+            }
+        }
+    }
+
+    private static String describe(List<InboundEvent> events) {
+        return events.size() == 1
+                ? events.getFirst().eventId() + " of load " + events.getFirst().loadId()
+                : events.size() + " events (loads " + events.stream().map(InboundEvent::loadId).toList() + ")";
     }
 
     private void giveBack(ReceivedMessage message, Duration delay) {

@@ -81,8 +81,14 @@ public final class DispatchLoop {
             senders.release(permits);
             throw e;
         }
-        senders.release(permits - rows.size());
-        for (OutboxRow row : rows) {
+        if (rows.size() < permits) {
+            senders.release(permits - rows.size());
+        } else if (rows.size() > permits) {
+            LOG.errorf("a claim of %d rows returned %d: the extra rows are sent without a sender permit", permits, rows.size());
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            OutboxRow row = rows.get(i);
+            boolean holdsPermit = i < permits;
             executor.submit(() -> {
                 try {
                     dispatcher.dispatch(row);
@@ -92,7 +98,9 @@ public final class DispatchLoop {
                     // the row stays claimed until its lease ends, then it is due again
                     LOG.errorf(e, "dispatching %s failed; it is retried when its lease ends", row.outboxId());
                 } finally {
-                    senders.release();
+                    if (holdsPermit) {
+                        senders.release();
+                    }
                 }
             });
         }

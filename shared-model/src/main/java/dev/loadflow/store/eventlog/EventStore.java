@@ -4,7 +4,10 @@ import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.store.outbox.OutboxMessage;
 
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The per-load log, with optimistic concurrency. Exactly one writer per load is intended (the
@@ -17,6 +20,9 @@ public interface EventStore {
 
     /** The load's whole log and its version (the seq of the last entry, 0 for a new load). */
     LoadLog read(String loadId);
+
+    /** The logs of several loads in one round trip; every requested load is in the map (new loads empty). */
+    Map<String, LoadLog> readAll(Collection<String> loadIds);
 
     /** Whether the load's log holds an entry with this id (an event id, or {@code dec:{eventId}}). */
     boolean contains(String loadId, String entryId);
@@ -31,4 +37,40 @@ public interface EventStore {
      * @throws DuplicateActionKeyException  an outbox id already exists
      */
     long append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox);
+
+    /**
+     * Appends to several loads in one transaction (at most one append per load). Each load is
+     * all or nothing: a load whose log is not at its expected version gets nothing and is
+     * returned; the others are written. A unique violation anywhere (a concurrent writer got
+     * there first, an entry already logged, an outbox id taken) writes nothing at all.
+     *
+     * @return the loads that were not appended because their log is not at the expected version
+     * @throws BatchAppendRejectedException nothing was written; append them one by one to learn which failed and why
+     */
+    Set<String> appendAll(List<Append> appends);
+
+    /** One load's part of {@link #appendAll}. */
+    record Append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox) {
+
+        public Append {
+            entries = List.copyOf(entries);
+            outbox = List.copyOf(outbox);
+            if (entries.isEmpty()) {
+                throw new IllegalArgumentException("an append needs at least one entry");
+            }
+            if (expectedVersion < 0) {
+                throw new IllegalArgumentException("expectedVersion must be >= 0, got " + expectedVersion);
+            }
+            for (LogEntry entry : entries) {
+                if (!entry.loadId().equals(loadId)) {
+                    throw new IllegalArgumentException("entry " + entry.entryId() + " belongs to load " + entry.loadId());
+                }
+            }
+            for (OutboxMessage message : outbox) {
+                if (!message.loadId().equals(loadId)) {
+                    throw new IllegalArgumentException("outbox row " + message.outboxId() + " belongs to load " + message.loadId());
+                }
+            }
+        }
+    }
 }

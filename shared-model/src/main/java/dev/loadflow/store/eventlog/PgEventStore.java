@@ -6,22 +6,27 @@ import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.pg.Pg;
-import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * {@link EventStore} on PostgreSQL. The version check is the primary key: entries take the
  * seqs after {@code expectedVersion}, so a concurrent append that committed first makes this
  * one fail on {@code event_log_pkey}; an append that names a version the log has not reached
- * inserts nothing. Log rows and outbox rows go in one transaction.
+ * inserts nothing. Log rows and outbox rows go in one statement (so one transaction and one
+ * round trip), for one load or for a batch of loads.
  */
 public final class PgEventStore implements EventStore {
 
@@ -29,25 +34,42 @@ public final class PgEventStore implements EventStore {
             SELECT seq, kind, recorded_at, body::text AS body
             FROM event_log WHERE load_id = $1 ORDER BY seq""";
 
+    static final String READ_ALL = """
+            SELECT load_id, seq, kind, recorded_at, body::text AS body
+            FROM event_log WHERE load_id = ANY($1) ORDER BY load_id, seq""";
+
     static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
-    /** Inserts the entries at seq $2+1..; inserts nothing when the log is not at version $2. */
-    static final String APPEND_ENTRIES = """
-            INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
-                                   correlation_id, causation_id, body)
-            SELECT $1, $2 + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, $3,
-                   e.correlation_id, e.causation_id, e.body::jsonb
-            FROM unnest($4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
-                 WITH ORDINALITY AS e(entry_id, kind, type, occurred_at, correlation_id, causation_id, body, ord)
-            WHERE $2 = 0 OR EXISTS (SELECT 1 FROM event_log WHERE load_id = $1 AND seq = $2)""";
-
-    static final String INSERT_OUTBOX = """
-            INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts,
-                                available_at, correlation_id, causation_id, created_at)
-            SELECT o.outbox_id, $1, o.action_type, o.channel, o.payload::jsonb, 'pending', 0,
-                   o.available_at, o.correlation_id, o.causation_id, $2
-            FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
-                 AS o(outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id)""";
+    /**
+     * $1 recorded_at; $2..$11 one element per entry (its load, the load's expected version, its
+     * place in the load's append, ...); $12..$19 one element per outbox row. A load's entries are
+     * inserted only when its log is at the expected version, and its outbox rows only when its
+     * entries were: each load is all or nothing. Returns the loads appended.
+     */
+    static final String APPEND = """
+            WITH entries AS (
+                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
+                                       correlation_id, causation_id, body)
+                SELECT e.load_id, e.version + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, $1,
+                       e.correlation_id, e.causation_id, e.body::jsonb
+                FROM unnest($2::text[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[],
+                            $8::timestamptz[], $9::text[], $10::text[], $11::text[])
+                     AS e(load_id, version, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
+                WHERE e.version = 0
+                   OR EXISTS (SELECT 1 FROM event_log l WHERE l.load_id = e.load_id AND l.seq = e.version)
+                RETURNING load_id),
+            appended AS (SELECT DISTINCT load_id FROM entries),
+            queued AS (
+                INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts,
+                                    available_at, correlation_id, causation_id, created_at)
+                SELECT o.outbox_id, o.load_id, o.action_type, o.channel, o.payload::jsonb, 'pending', 0,
+                       o.available_at, o.correlation_id, o.causation_id, $1
+                FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[],
+                            $18::text[], $19::text[])
+                     AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id)
+                WHERE o.load_id IN (SELECT load_id FROM appended)
+                RETURNING 1)
+            SELECT load_id FROM appended""";
 
     private final Pool pool;
     private final Clock clock;
@@ -64,10 +86,29 @@ public final class PgEventStore implements EventStore {
         long version = 0;
         for (Row row : rows) {
             version = row.getLong("seq");
-            entries.add(new RecordedEntry(version, Pg.instant(row, "recorded_at"),
-                    LogCodec.decode(row.getString("kind"), row.getString("body"))));
+            entries.add(entry(row));
         }
         return new LoadLog(loadId, version, entries);
+    }
+
+    @Override
+    public Map<String, LoadLog> readAll(Collection<String> loadIds) {
+        Map<String, List<RecordedEntry>> byLoad = new LinkedHashMap<>();
+        loadIds.forEach(id -> byLoad.put(id, new ArrayList<>()));
+        var rows = Pg.await(pool.preparedQuery(READ_ALL)
+                .execute(Tuple.of(byLoad.keySet().toArray(String[]::new))));
+        for (Row row : rows) {
+            byLoad.get(row.getString("load_id")).add(entry(row));
+        }
+        Map<String, LoadLog> logs = new LinkedHashMap<>();
+        byLoad.forEach((id, entries) -> logs.put(id,
+                new LoadLog(id, entries.isEmpty() ? 0 : entries.getLast().seq(), entries)));
+        return logs;
+    }
+
+    private static RecordedEntry entry(Row row) {
+        return new RecordedEntry(row.getLong("seq"), Pg.instant(row, "recorded_at"),
+                LogCodec.decode(row.getString("kind"), row.getString("body")));
     }
 
     @Override
@@ -77,26 +118,11 @@ public final class PgEventStore implements EventStore {
 
     @Override
     public long append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox) {
-        if (entries.isEmpty()) {
-            throw new IllegalArgumentException("an append needs at least one entry");
-        }
-        if (expectedVersion < 0) {
-            throw new IllegalArgumentException("expectedVersion must be >= 0, got " + expectedVersion);
-        }
-        for (LogEntry entry : entries) {
-            if (!entry.loadId().equals(loadId)) {
-                throw new IllegalArgumentException("entry " + entry.entryId() + " belongs to load " + entry.loadId());
-            }
-        }
-        for (OutboxMessage message : outbox) {
-            if (!message.loadId().equals(loadId)) {
-                throw new IllegalArgumentException("outbox row " + message.outboxId() + " belongs to load " + message.loadId());
-            }
-        }
-        OffsetDateTime now = Pg.at(clock.instant());
+        Append append = new Append(loadId, entries, expectedVersion, outbox);
         try {
-            Pg.await(pool.withTransaction(conn -> appendEntries(conn, loadId, entries, expectedVersion, now)
-                    .compose(v -> outbox.isEmpty() ? Future.succeededFuture() : insertOutbox(conn, loadId, outbox, now))));
+            if (!write(List.of(append)).contains(loadId)) {
+                throw new ConcurrencyConflictException(loadId, expectedVersion, null);
+            }
         } catch (RuntimeException e) {
             if (Pg.violates(e, "event_log_pkey")) {
                 throw new ConcurrencyConflictException(loadId, expectedVersion, e);
@@ -112,9 +138,36 @@ public final class PgEventStore implements EventStore {
         return expectedVersion + entries.size();
     }
 
-    private Future<Void> appendEntries(SqlConnection conn, String loadId, List<LogEntry> entries, long expectedVersion,
-                                       OffsetDateTime now) {
-        int n = entries.size();
+    @Override
+    public Set<String> appendAll(List<Append> appends) {
+        Set<String> loads = new LinkedHashSet<>();
+        for (Append append : appends) {
+            if (!loads.add(append.loadId())) {
+                throw new IllegalArgumentException("load " + append.loadId() + " appears twice in one batch");
+            }
+        }
+        if (appends.isEmpty()) {
+            return Set.of();
+        }
+        Set<String> written;
+        try {
+            written = write(appends);
+        } catch (RuntimeException e) {
+            if (Pg.violates(e, "event_log_pkey") || Pg.violates(e, "event_log_entry_key") || Pg.violates(e, "outbox_pkey")) {
+                throw new BatchAppendRejectedException(List.copyOf(loads), e);
+            }
+            throw e;
+        }
+        loads.removeAll(written);
+        return loads;
+    }
+
+    /** Runs {@link #APPEND}; returns the loads written. */
+    private Set<String> write(List<Append> appends) {
+        int n = appends.stream().mapToInt(a -> a.entries().size()).sum();
+        String[] entryLoads = new String[n];
+        Long[] versions = new Long[n];
+        Integer[] ords = new Integer[n];
         String[] ids = new String[n];
         String[] kinds = new String[n];
         String[] types = new String[n];
@@ -122,48 +175,54 @@ public final class PgEventStore implements EventStore {
         String[] correlations = new String[n];
         String[] causations = new String[n];
         String[] bodies = new String[n];
-        for (int i = 0; i < n; i++) {
-            LogEntry entry = entries.get(i);
-            ids[i] = entry.entryId();
-            kinds[i] = entry.kind();
-            types[i] = entry.typeName();
-            occurred[i] = Pg.at(entry.occurredAt());
-            correlations[i] = entry.correlationId();
-            causations[i] = entry.causationId();
-            bodies[i] = LogCodec.encode(entry);
+        int m = appends.stream().mapToInt(a -> a.outbox().size()).sum();
+        String[] rowLoads = new String[m];
+        String[] outboxIds = new String[m];
+        String[] actionTypes = new String[m];
+        String[] channels = new String[m];
+        String[] payloads = new String[m];
+        OffsetDateTime[] available = new OffsetDateTime[m];
+        String[] rowCorrelations = new String[m];
+        String[] rowCausations = new String[m];
+        int i = 0;
+        int j = 0;
+        for (Append append : appends) {
+            int ord = 0;
+            for (LogEntry entry : append.entries()) {
+                entryLoads[i] = append.loadId();
+                versions[i] = append.expectedVersion();
+                ords[i] = ++ord;
+                ids[i] = entry.entryId();
+                kinds[i] = entry.kind();
+                types[i] = entry.typeName();
+                occurred[i] = Pg.at(entry.occurredAt());
+                correlations[i] = entry.correlationId();
+                causations[i] = entry.causationId();
+                bodies[i] = LogCodec.encode(entry);
+                i++;
+            }
+            for (OutboxMessage message : append.outbox()) {
+                rowLoads[j] = append.loadId();
+                outboxIds[j] = message.outboxId();
+                actionTypes[j] = message.actionType();
+                channels[j] = message.channel();
+                payloads[j] = message.payload();
+                available[j] = Pg.at(message.availableAt());
+                rowCorrelations[j] = message.correlationId();
+                rowCausations[j] = message.causationId();
+                j++;
+            }
         }
-        Tuple params = Tuple.tuple().addString(loadId).addLong(expectedVersion).addOffsetDateTime(now)
+        Tuple params = Tuple.tuple().addOffsetDateTime(Pg.at(clock.instant()))
+                .addArrayOfString(entryLoads).addArrayOfLong(versions).addArrayOfInteger(ords)
                 .addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
                 .addArrayOfOffsetDateTime(occurred).addArrayOfString(correlations).addArrayOfString(causations)
-                .addArrayOfString(bodies);
-        return conn.preparedQuery(APPEND_ENTRIES).execute(params).compose(rows -> rows.rowCount() == n
-                ? Future.succeededFuture()
-                : Future.failedFuture(new ConcurrencyConflictException(loadId, expectedVersion, null)));
-    }
-
-    private Future<Void> insertOutbox(SqlConnection conn, String loadId, List<OutboxMessage> outbox, OffsetDateTime now) {
-        int n = outbox.size();
-        String[] ids = new String[n];
-        String[] actionTypes = new String[n];
-        String[] channels = new String[n];
-        String[] payloads = new String[n];
-        OffsetDateTime[] available = new OffsetDateTime[n];
-        String[] correlations = new String[n];
-        String[] causations = new String[n];
-        for (int i = 0; i < n; i++) {
-            OutboxMessage message = outbox.get(i);
-            ids[i] = message.outboxId();
-            actionTypes[i] = message.actionType();
-            channels[i] = message.channel();
-            payloads[i] = message.payload();
-            available[i] = Pg.at(message.availableAt());
-            correlations[i] = message.correlationId();
-            causations[i] = message.causationId();
-        }
-        Tuple params = Tuple.tuple().addString(loadId).addOffsetDateTime(now)
-                .addArrayOfString(ids).addArrayOfString(actionTypes).addArrayOfString(channels)
-                .addArrayOfString(payloads).addArrayOfOffsetDateTime(available)
-                .addArrayOfString(correlations).addArrayOfString(causations);
-        return conn.preparedQuery(INSERT_OUTBOX).execute(params).mapEmpty();
+                .addArrayOfString(bodies)
+                .addArrayOfString(rowLoads).addArrayOfString(outboxIds).addArrayOfString(actionTypes)
+                .addArrayOfString(channels).addArrayOfString(payloads).addArrayOfOffsetDateTime(available)
+                .addArrayOfString(rowCorrelations).addArrayOfString(rowCausations);
+        Set<String> written = new HashSet<>();
+        Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> written.add(row.getString("load_id")));
+        return written;
     }
 }

@@ -30,6 +30,28 @@ public interface Outbox {
     /** Marks the row dispatched with the channel's receipt. */
     void markDispatched(String outboxId, UUID claimToken, String receipt);
 
+    /** One row's part of {@link #markDispatchedAll}. */
+    record Dispatched(String outboxId, UUID claimToken, String receipt) {
+    }
+
+    /**
+     * Marks several rows dispatched; a backend that can does it in one round trip. A row whose
+     * claim is stale is left as it is.
+     *
+     * @return the ids of the rows left unmarked because their claim was stale
+     */
+    default java.util.Set<String> markDispatchedAll(List<Dispatched> rows) {
+        java.util.Set<String> stale = new java.util.HashSet<>();
+        for (Dispatched row : rows) {
+            try {
+                markDispatched(row.outboxId(), row.claimToken(), row.receipt());
+            } catch (StaleClaimException e) {
+                stale.add(row.outboxId());
+            }
+        }
+        return stale;
+    }
+
     /**
      * Records a failed attempt: with a {@code retryAt}, the row is due again then; with
      * {@code null}, the row is parked (dead) until an operator replays it.

@@ -17,7 +17,7 @@ import java.util.UUID;
 
 /**
  * {@link Outbox} on PostgreSQL. Due rows are claimed in one statement
- * ({@code UPDATE ... WHERE outbox_id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING}),
+ * ({@code WITH due AS MATERIALIZED (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED) UPDATE ... RETURNING}),
  * so concurrent dispatchers never block each other nor take the same row. A claim moves
  * {@code available_at} to the end of the lease, which keeps "due" one indexed predicate and
  * makes a row whose claimant died due again exactly when its lease ends. Every later change
@@ -30,14 +30,21 @@ public final class PgOutbox implements Outbox {
             first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
             correlation_id, causation_id, created_at""";
 
+    /**
+     * The due rows are picked in a MATERIALIZED CTE: as a plain {@code IN (SELECT ... LIMIT)}
+     * the planner may run the locking subquery more than once (a nested loop), and a rerun can
+     * pick other rows, so one claim could take more rows than its limit.
+     */
     static final String CLAIM = """
+            WITH due AS MATERIALIZED (
+                SELECT outbox_id AS due_id FROM outbox
+                WHERE status = 'pending' AND available_at <= $1
+                ORDER BY available_at
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED)
             UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
                               attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
-            WHERE outbox_id IN (SELECT outbox_id FROM outbox
-                                WHERE status = 'pending' AND available_at <= $1
-                                ORDER BY available_at
-                                LIMIT $3
-                                FOR UPDATE SKIP LOCKED)
+            FROM due WHERE outbox_id = due.due_id
             RETURNING\s""" + COLUMNS;
 
     static final String CLAIM_HELD = """
@@ -48,6 +55,14 @@ public final class PgOutbox implements Outbox {
             UPDATE outbox SET status = 'dispatched', receipt = $3, dispatched_at = $4,
                               claim_token = NULL, claimed_until = NULL
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'""";
+
+    /** MARK_DISPATCHED for many rows: $1 ids, $2 claim tokens, $3 receipts, $4 now. */
+    static final String MARK_DISPATCHED_ALL = """
+            UPDATE outbox o SET status = 'dispatched', receipt = m.receipt, dispatched_at = $4,
+                                claim_token = NULL, claimed_until = NULL
+            FROM unnest($1::text[], $2::uuid[], $3::text[]) AS m(outbox_id, claim_token, receipt)
+            WHERE o.outbox_id = m.outbox_id AND o.claim_token = m.claim_token AND o.status = 'pending'
+            RETURNING o.outbox_id""";
 
     /** $4 NULL parks the row. The failure is kept in outbox_failure in the same statement. */
     static final String MARK_FAILED = """
@@ -133,6 +148,22 @@ public final class PgOutbox implements Outbox {
         if (result.rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
+    }
+
+    @Override
+    public java.util.Set<String> markDispatchedAll(List<Dispatched> rows) {
+        java.util.Set<String> stale = new java.util.HashSet<>();
+        rows.forEach(row -> stale.add(row.outboxId()));
+        if (rows.isEmpty()) {
+            return stale;
+        }
+        Tuple params = Tuple.tuple()
+                .addArrayOfString(rows.stream().map(Dispatched::outboxId).toArray(String[]::new))
+                .addArrayOfUUID(rows.stream().map(Dispatched::claimToken).toArray(UUID[]::new))
+                .addArrayOfString(rows.stream().map(Dispatched::receipt).toArray(String[]::new))
+                .addOffsetDateTime(Pg.at(clock.instant()));
+        Pg.await(pool.preparedQuery(MARK_DISPATCHED_ALL).execute(params)).forEach(row -> stale.remove(row.getString("outbox_id")));
+        return stale;
     }
 
     @Override

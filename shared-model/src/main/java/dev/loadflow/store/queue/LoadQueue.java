@@ -26,8 +26,31 @@ public interface LoadQueue {
      */
     List<ReceivedMessage> receive(int max, Duration wait);
 
+    /**
+     * Queues several messages, in order; a backend that can does it in one round trip. The
+     * same idempotency as {@link #enqueue} applies to each.
+     */
+    default void enqueueAll(List<QueueMessage> messages) {
+        messages.forEach(this::enqueue);
+    }
+
     /** Deletes the delivered message; false if the handle is stale (the message was redelivered or acked). */
     boolean ack(String receiptHandle);
+
+    /**
+     * Acks several delivered messages; a backend that can does it in one round trip.
+     *
+     * @return how many were acked (stale handles are not)
+     */
+    default int ackAll(List<String> receiptHandles) {
+        int acked = 0;
+        for (String handle : receiptHandles) {
+            if (ack(handle)) {
+                acked++;
+            }
+        }
+        return acked;
+    }
 
     /** Gives the message back: its load is visible again after {@code delay}. False if the handle is stale. */
     boolean release(String receiptHandle, Duration delay);

@@ -41,6 +41,19 @@ public final class PgLoadQueue implements LoadQueue {
             SELECT grp.load_id, $2, $3::text::jsonb, $4 FROM grp
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
+    /** ENQUEUE for many: groups are created and locked in load id order (no deadlock between two of these). */
+    static final String ENQUEUE_ALL = """
+            WITH msg AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS m(load_id, message_id, body, ord)),
+            grp AS (
+                INSERT INTO load_queue_group (load_id, visible_at)
+                SELECT DISTINCT load_id, $4::timestamptz FROM msg ORDER BY load_id
+                ON CONFLICT (load_id) DO UPDATE SET load_id = excluded.load_id
+                RETURNING load_id)
+            INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
+            SELECT msg.load_id, msg.message_id, msg.body::jsonb, $4 FROM msg JOIN grp USING (load_id) ORDER BY msg.ord
+            ON CONFLICT (load_id, message_id) DO NOTHING""";
+
     static final String LOCK_VISIBLE_GROUPS = """
             SELECT load_id FROM load_queue_group
             WHERE visible_at <= $1
@@ -75,6 +88,15 @@ public final class PgLoadQueue implements LoadQueue {
                 RETURNING load_id)
             DELETE FROM load_queue q USING grp
             WHERE q.load_id = grp.load_id AND q.receipt_handle = $1""";
+
+    /** ACK for many handles: each group's in-flight handle is one of them, and so is its head's. */
+    static final String ACK_ALL = """
+            WITH grp AS (
+                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
+                WHERE in_flight_handle = ANY($1)
+                RETURNING load_id)
+            DELETE FROM load_queue q USING grp
+            WHERE q.load_id = grp.load_id AND q.receipt_handle = ANY($1)""";
 
     /** Moves the in-flight message to load_queue_dead and frees its group, group lock first. */
     static final String PARK = """
@@ -136,6 +158,18 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     @Override
+    public void enqueueAll(List<QueueMessage> messages) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        Pg.await(pool.preparedQuery(ENQUEUE_ALL).execute(Tuple.tuple()
+                .addArrayOfString(messages.stream().map(QueueMessage::loadId).toArray(String[]::new))
+                .addArrayOfString(messages.stream().map(QueueMessage::messageId).toArray(String[]::new))
+                .addArrayOfString(messages.stream().map(QueueMessage::body).toArray(String[]::new))
+                .addOffsetDateTime(Pg.at(clock.instant()))));
+    }
+
+    @Override
     public List<ReceivedMessage> receive(int max, Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
@@ -176,6 +210,17 @@ public final class PgLoadQueue implements LoadQueue {
     @Override
     public boolean ack(String receiptHandle) {
         return update(ACK, receiptHandle, clock.instant());
+    }
+
+    @Override
+    public int ackAll(List<String> receiptHandles) {
+        java.util.UUID[] handles = receiptHandles.stream().map(PgLoadQueue::handle).filter(java.util.Objects::nonNull)
+                .toArray(java.util.UUID[]::new);
+        if (handles.length == 0) {
+            return 0;
+        }
+        return Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple().addArrayOfUUID(handles)
+                .addOffsetDateTime(Pg.at(clock.instant())))).rowCount();
     }
 
     @Override

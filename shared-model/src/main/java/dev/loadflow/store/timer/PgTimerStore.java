@@ -37,14 +37,17 @@ public final class PgTimerStore implements TimerStore {
             ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = $5, claimed_until = NULL
                 WHERE timers.status = 'scheduled'""";
 
+    /** MATERIALIZED: the locking subquery runs once, so a claim never takes more than its limit (see PgOutbox.CLAIM). */
     static final String CLAIM_DUE = """
+            WITH due AS MATERIALIZED (
+                SELECT timer_id AS due_id FROM timers
+                WHERE status = 'scheduled' AND fire_at <= $1
+                  AND (claimed_until IS NULL OR claimed_until <= $1)
+                ORDER BY fire_at
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED)
             UPDATE timers SET claimed_until = $2
-            WHERE timer_id IN (SELECT timer_id FROM timers
-                               WHERE status = 'scheduled' AND fire_at <= $1
-                                 AND (claimed_until IS NULL OR claimed_until <= $1)
-                               ORDER BY fire_at
-                               LIMIT $3
-                               FOR UPDATE SKIP LOCKED)
+            FROM due WHERE timer_id = due.due_id
             RETURNING\s""" + COLUMNS;
 
     static final String MARK_FIRED = """

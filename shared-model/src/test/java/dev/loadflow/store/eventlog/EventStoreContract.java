@@ -273,6 +273,100 @@ public abstract class EventStoreContract {
     }
 
     @Test
+    final void readAllReturnsEachLoadsLogAndEmptyLogsForNewLoads() {
+        String a = newLoadId();
+        String b = newLoadId();
+        String fresh = newLoadId();
+        InboundEvent pingA = ping(a, "ping_0700", T0);
+        InboundEvent pingB = ping(b, "ping_0701", T0);
+        store.append(a, List.of(pingA, decision(pingA, T0, List.of())), 0, List.of());
+        store.append(b, List.of(pingB), 0, List.of());
+
+        var logs = store.readAll(List.of(a, b, fresh));
+
+        assertThat(logs).containsOnlyKeys(a, b, fresh);
+        assertThat(logs.get(a).version()).isEqualTo(2);
+        assertThat(logs.get(a).entries()).extracting(RecordedEntry::entry).containsExactly(pingA, decision(pingA, T0, List.of()));
+        assertThat(logs.get(b).version()).isEqualTo(1);
+        assertThat(logs.get(fresh).version()).isZero();
+        assertThat(logs.get(fresh).entries()).isEmpty();
+    }
+
+    @Test
+    final void appendAllWritesEveryLoadAndItsOutboxRowsInOneGo() {
+        String a = newLoadId();
+        String b = newLoadId();
+        InboundEvent old = ping(b, "ping_0655", T0);
+        store.append(b, List.of(old), 0, List.of());
+        InboundEvent pingA = ping(a, "ping_0700", T0);
+        InboundEvent pingB = ping(b, "ping_0701", T0);
+        List<Action> actionsA = etaAsk(pingA, T0);
+
+        Set<String> behind = store.appendAll(List.of(
+                new EventStore.Append(a, List.of(pingA, decision(pingA, T0, actionsA)), 0,
+                        outboxRows(a, actionsA, T0, pingA.eventId())),
+                new EventStore.Append(b, List.of(pingB, decision(pingB, T0, List.of())), 1, List.of())));
+
+        assertThat(behind).isEmpty();
+        assertThat(store.read(a).entries()).extracting(RecordedEntry::seq).containsExactly(1L, 2L);
+        assertThat(store.read(b).entries()).extracting(e -> e.entry().entryId())
+                .containsExactly("ping_0655", "ping_0701", "dec:ping_0701");
+        assertThat(outbox.find(a + "/ask:eta_request:ping_0700/1/send_sms")).isPresent();
+    }
+
+    @Test
+    final void appendAllSkipsOnlyTheLoadWhoseVersionIsAheadOfItsLog() {
+        String a = newLoadId();
+        String b = newLoadId();
+        InboundEvent pingA = ping(a, "ping_0700", T0);
+        InboundEvent pingB = ping(b, "ping_0701", T0);
+        List<Action> actionsB = etaAsk(pingB, T0);
+
+        Set<String> behind = store.appendAll(List.of(
+                new EventStore.Append(a, List.of(pingA), 0, List.of()),
+                new EventStore.Append(b, List.of(pingB, decision(pingB, T0, actionsB)), 3,
+                        outboxRows(b, actionsB, T0, pingB.eventId()))));
+
+        assertThat(behind).containsExactly(b);
+        assertThat(store.read(a).version()).isEqualTo(1);
+        assertThat(store.read(b).version()).isZero();
+        assertThat(outbox.find(b + "/ask:eta_request:ping_0701/1/send_sms")).as("no outbox rows without the log").isEmpty();
+    }
+
+    @Test
+    final void appendAllWithOneStaleLoadWritesNothingAtAll() {
+        String a = newLoadId();
+        String b = newLoadId();
+        InboundEvent first = ping(b, "ping_0655", T0);
+        store.append(b, List.of(first), 0, List.of());
+        InboundEvent pingA = ping(a, "ping_0700", T0);
+        InboundEvent pingB = ping(b, "ping_0701", T0);
+        List<Action> actionsA = etaAsk(pingA, T0);
+
+        assertThatThrownBy(() -> store.appendAll(List.of(
+                new EventStore.Append(a, List.of(pingA, decision(pingA, T0, actionsA)), 0,
+                        outboxRows(a, actionsA, T0, pingA.eventId())),
+                new EventStore.Append(b, List.of(pingB), 0, List.of()))))
+                .isInstanceOf(BatchAppendRejectedException.class);
+
+        assertThat(store.read(a).version()).isZero();
+        assertThat(outbox.find(a + "/ask:eta_request:ping_0700/1/send_sms")).isEmpty();
+        assertThat(store.read(b).version()).isEqualTo(1);
+    }
+
+    @Test
+    final void appendAllRefusesTwoAppendsToOneLoad() {
+        String a = newLoadId();
+        InboundEvent one = ping(a, "ping_0700", T0);
+        InboundEvent two = ping(a, "ping_0701", T0);
+
+        assertThatThrownBy(() -> store.appendAll(List.of(new EventStore.Append(a, List.of(one), 0, List.of()),
+                new EventStore.Append(a, List.of(two), 1, List.of()))))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.read(a).version()).isZero();
+    }
+
+    @Test
     final void containsTellsWhetherAnEntryIsInTheLoadsLog() {
         String load = newLoadId();
         InboundEvent ping = ping(load, "ping_0700", T0);

@@ -162,6 +162,28 @@ public abstract class OutboxContract {
     }
 
     @Test
+    final void markDispatchedAllMarksEveryHeldRowAndReportsTheStaleOnes() {
+        String second = stageAsk(T0);
+        OutboxRow b = claimOnly(second);
+        clock.advance(LEASE);
+        String first = stageAsk(clock.instant());
+        List<OutboxRow> claimed = outbox.pending(100, clock.instant());
+        OutboxRow a = claimed.stream().filter(r -> r.outboxId().equals(first)).findFirst().orElseThrow();
+        OutboxRow bAgain = claimed.stream().filter(r -> r.outboxId().equals(second)).findFirst().orElseThrow();
+
+        var stale = outbox.markDispatchedAll(List.of(new Outbox.Dispatched(first, a.claimToken(), "msg-a"),
+                new Outbox.Dispatched(second, b.claimToken(), "late")));
+
+        assertThat(stale).containsExactly(second);
+        assertThat(outbox.find(first).orElseThrow().status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(outbox.find(first).orElseThrow().receipt()).isEqualTo("msg-a");
+        OutboxRow untouched = outbox.find(second).orElseThrow();
+        assertThat(untouched.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(untouched.claimToken()).isEqualTo(bAgain.claimToken());
+        assertThat(untouched.receipt()).isNull();
+    }
+
+    @Test
     final void aFailureWithRetryAtBacksOffAndFirstAttemptAtStaysAtTheFirstClaim() {
         String sms = stageAsk(T0);
         OutboxRow first = claimOnly(sms);

@@ -151,6 +151,51 @@ public abstract class LoadQueueContract {
     }
 
     @Test
+    final void ackAllAcksEveryLiveHandleAndSkipsStaleOnes() {
+        List<String> loads = List.of(newLoadId(), newLoadId(), newLoadId());
+        for (String load : loads) {
+            queue.enqueue(message(load, "a"));
+            queue.enqueue(message(load, "b"));
+        }
+        List<ReceivedMessage> received = new ArrayList<>();
+        for (int call = 0; call < 5 && received.size() < 3; call++) {
+            received.addAll(receiveNow(10));
+        }
+        List<String> handles = new ArrayList<>(received.stream().map(ReceivedMessage::receiptHandle).toList());
+        queue.ack(handles.get(0));
+
+        int acked = queue.ackAll(handles);
+
+        assertThat(acked).as("the one acked before is stale").isEqualTo(2);
+        assertThat(queue.stats().depth()).isEqualTo(3);
+        List<ReceivedMessage> next = new ArrayList<>();
+        for (int call = 0; call < 5 && next.size() < 3; call++) {
+            next.addAll(receiveNow(10));
+        }
+        assertThat(next).extracting(ReceivedMessage::messageId).containsOnly("b");
+        assertThat(next).extracting(ReceivedMessage::loadId).containsExactlyInAnyOrderElementsOf(loads);
+    }
+
+    @Test
+    final void enqueueAllKeepsEachLoadsOrder() {
+        String a = newLoadId();
+        String b = newLoadId();
+
+        queue.enqueueAll(List.of(message(a, "a1"), message(b, "b1"), message(a, "a2"), message(b, "b2")));
+
+        List<String> order = new ArrayList<>();
+        for (int call = 0; call < 20 && order.size() < 4; call++) {
+            for (ReceivedMessage m : receiveNow(10)) {
+                order.add(m.messageId());
+                queue.ack(m.receiptHandle());
+            }
+        }
+        assertThat(order).containsExactlyInAnyOrder("a1", "a2", "b1", "b2");
+        assertThat(order.indexOf("a1")).isLessThan(order.indexOf("a2"));
+        assertThat(order.indexOf("b1")).isLessThan(order.indexOf("b2"));
+    }
+
+    @Test
     final void anUnackedMessageComesBackAfterTheVisibilityTimeoutWithANewHandle() {
         String load = newLoadId();
         queue.enqueue(message(load, "m1"));

@@ -1,0 +1,207 @@
+package dev.loadflow.worker.run;
+
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.LogEntry;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.policy.Decision;
+import dev.loadflow.model.policy.DecisionPolicy;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.OutboxMessage;
+import dev.loadflow.testing.PgBackend;
+import dev.loadflow.worker.lock.LoadLock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link LoadRun#processAll}: a batch of events of different loads ends, event by event,
+ * exactly as each would alone, with one read and one append when nothing goes wrong.
+ */
+class BatchRunTest {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("batch_run");
+
+    private static final Instant T = Instant.parse("2026-11-30T07:00:00Z");
+
+    private final Clock clock = Clock.systemUTC();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final WorkerMetrics metrics = new WorkerMetrics(registry);
+    private EventStore events;
+
+    @BeforeEach
+    void setUp() {
+        PG.database().truncateAll();
+        events = new PgEventStore(PG.pool(), clock);
+    }
+
+    private static InboundEvent reply(String load, String eventId) {
+        return new InboundEvent(eventId, load, T, T, "c-" + eventId, null, new EventPayload.InboundSms("+15550100", "hi"));
+    }
+
+    /** A policy that asks for an ETA, keyed by the event, so every decision has an outbox row. */
+    private static Decision ask(InboundEvent event) {
+        return new Decision(List.of(new Action.SendSms(AskId.of("eta_request", event.eventId()), 1, "+15550100", "ETA?")),
+                false, "asked", List.of());
+    }
+
+    @Test
+    void aBatchOfLoadsIsDecidedWithOneReadAndOneAppend() {
+        CountingStore counting = new CountingStore(events);
+        LoadRun run = new LoadRun(counting, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        List<InboundEvent> batch = List.of(reply(newLoadId(), "a"), reply(newLoadId(), "b"), reply(newLoadId(), "c"));
+
+        List<RunOutcome> outcomes = run.processAll(batch);
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsOnly(RunResult.DECIDED);
+        assertThat(outcomes).extracting(RunOutcome::version).containsOnly(2L);
+        assertThat(counting.reads).hasValue(1);
+        assertThat(counting.appends).hasValue(1);
+        for (InboundEvent event : batch) {
+            LoadLog log = events.read(event.loadId());
+            assertThat(log.entries()).extracting(e -> e.entry().entryId()).containsExactly(event.eventId(), "dec:" + event.eventId());
+            assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE load_id = '" + event.loadId() + "'")).isEqualTo(1);
+        }
+        assertThat(registry.get("loadflow.worker.runs").tag("result", "decided").counter().count()).isEqualTo(3);
+    }
+
+    @Test
+    void anEventAlreadyLoggedIsADuplicateAndTheRestOfTheBatchGoesOn() {
+        LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        InboundEvent seen = reply(newLoadId(), "seen");
+        run.process(seen);
+        InboundEvent fresh = reply(newLoadId(), "fresh");
+
+        List<RunOutcome> outcomes = run.processAll(List.of(seen, fresh));
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsExactly(RunResult.DUPLICATE, RunResult.DECIDED);
+        assertThat(events.read(seen.loadId()).version()).isEqualTo(2);
+        assertThat(events.read(fresh.loadId()).version()).isEqualTo(2);
+    }
+
+    @Test
+    void aPolicyThatThrowsFailsOnlyItsOwnEventAndIsCalledOnce() {
+        AtomicInteger badCalls = new AtomicInteger();
+        DecisionPolicy flaky = (event, state, now) -> {
+            if (event.eventId().equals("bad")) {
+                badCalls.incrementAndGet();
+                throw new IllegalStateException("policy blew up");
+            }
+            return ask(event);
+        };
+        LoadRun run = new LoadRun(events, flaky, clock, LoadLock.NONE, 5, metrics);
+        InboundEvent bad = reply(newLoadId(), "bad");
+        InboundEvent good = reply(newLoadId(), "good");
+
+        List<RunOutcome> outcomes = run.processAll(List.of(bad, good));
+
+        assertThat(outcomes.get(0).result()).isEqualTo(RunResult.FAILED);
+        assertThat(outcomes.get(0).reason()).contains("policy blew up");
+        assertThat(outcomes.get(1).result()).isEqualTo(RunResult.DECIDED);
+        assertThat(badCalls).hasValue(1);
+        assertThat(events.read(bad.loadId()).version()).as("nothing half-written").isZero();
+        assertThat(events.read(good.loadId()).version()).isEqualTo(2);
+    }
+
+    @Test
+    void aLogThatMovedUnderTheBatchSendsEveryEventThroughItsOwnRunAndLosesNothing() {
+        String moved = newLoadId();
+        InboundEvent interloper = reply(moved, "interloper");
+        // another writer appends to one load between the batch's read and its append
+        EventStore racing = new CountingStore(events) {
+            @Override
+            public Map<String, LoadLog> readAll(Collection<String> loadIds) {
+                Map<String, LoadLog> logs = super.readAll(loadIds);
+                events.append(moved, List.of(interloper), 0, List.of());
+                return logs;
+            }
+        };
+        LoadRun run = new LoadRun(racing, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        InboundEvent mine = reply(moved, "mine");
+        InboundEvent other = reply(newLoadId(), "other");
+
+        List<RunOutcome> outcomes = run.processAll(List.of(mine, other));
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsExactly(RunResult.DECIDED, RunResult.DECIDED);
+        assertThat(events.read(moved).entries()).extracting(e -> e.entry().entryId())
+                .containsExactly("interloper", "mine", "dec:mine");
+        assertThat(events.read(other.loadId()).version()).isEqualTo(2);
+    }
+
+    @Test
+    void aDuplicateActionKeyInABatchStillEndsAsOneHeroTask() {
+        AskId fixed = AskId.of("eta_request", "always_the_same");
+        DecisionPolicy faulty = (event, state, now) -> new Decision(
+                List.of(new Action.SendSms(fixed, 1, "+15550100", "ETA?")), false, "faulty", List.of());
+        LoadRun run = new LoadRun(events, faulty, clock, LoadLock.NONE, 5, metrics);
+        String load = newLoadId();
+        run.process(reply(load, "first"));
+        InboundEvent again = reply(load, "again");
+        InboundEvent other = reply(newLoadId(), "other");
+
+        List<RunOutcome> outcomes = run.processAll(List.of(again, other));
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsExactly(RunResult.DECIDED, RunResult.DECIDED);
+        DecisionRecorded fallback = (DecisionRecorded) events.read(load).entries().get(3).entry();
+        assertThat(fallback.needsHeroTask()).isTrue();
+        assertThat(fallback.reason()).startsWith("duplicate action key");
+        assertThat(events.read(other.loadId()).version()).isEqualTo(2);
+    }
+
+    /** Counts the round trips a run makes, passing everything through. */
+    private static class CountingStore implements EventStore {
+        final AtomicInteger reads = new AtomicInteger();
+        final AtomicInteger appends = new AtomicInteger();
+        private final EventStore delegate;
+
+        CountingStore(EventStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public LoadLog read(String loadId) {
+            reads.incrementAndGet();
+            return delegate.read(loadId);
+        }
+
+        @Override
+        public Map<String, LoadLog> readAll(Collection<String> loadIds) {
+            reads.incrementAndGet();
+            return delegate.readAll(loadIds);
+        }
+
+        @Override
+        public boolean contains(String loadId, String entryId) {
+            return delegate.contains(loadId, entryId);
+        }
+
+        @Override
+        public long append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox) {
+            appends.incrementAndGet();
+            return delegate.append(loadId, entries, expectedVersion, outbox);
+        }
+
+        @Override
+        public Set<String> appendAll(List<Append> batch) {
+            appends.incrementAndGet();
+            return delegate.appendAll(batch);
+        }
+    }
+}
