@@ -85,7 +85,7 @@ class FailureScenarioTest extends EvalScenario {
         askOpenedAt0701();
         h.pumpTimers();
         h.processQueue();
-        Outbox crashing = Harness.crashingAt(Outbox.class, h.outbox, "markDispatched");
+        Outbox crashing = Harness.crashingAt(Outbox.class, h.outbox, "markDispatched", "markDispatchedAll");
         OutboxRow sms = h.outbox.pending(10, h.clock.instant()).stream()
                 .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
 

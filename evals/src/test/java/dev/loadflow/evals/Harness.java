@@ -117,12 +117,13 @@ public final class Harness implements AutoCloseable {
                 new PumpMetrics(registry));
     }
 
-    /** {@code target} with {@code method} throwing, as if the process died right there. */
+    /** {@code target} with each of {@code methods} throwing, as if the process died right there. */
     @SuppressWarnings("unchecked")
-    static <T> T crashingAt(Class<T> type, T target, String method) {
+    static <T> T crashingAt(Class<T> type, T target, String... methods) {
+        java.util.Set<String> dying = java.util.Set.of(methods);
         return (T) java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[]{type}, (proxy, m, args) -> {
-            if (m.getName().equals(method)) {
-                throw new IllegalStateException("the process died in " + method);
+            if (dying.contains(m.getName())) {
+                throw new IllegalStateException("the process died in " + m.getName());
             }
             try {
                 return m.invoke(target, args);

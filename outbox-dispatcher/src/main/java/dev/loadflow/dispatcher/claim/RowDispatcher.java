@@ -21,11 +21,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One claimed row, end to end (ADR 0003): re-check the claim, send it to its channel (or apply
- * it, if internal) with its idempotency key, publish the outcome, then mark the row.
+ * it, if internal) with its idempotency key, publish the outcome, then mark the row. Delivered
+ * rows publish and mark together with the rows delivered at the same time ({@link GroupCommit}):
+ * one enqueue and one update for the group, outcomes first.
  *
  * <p>The outcome is published before the mark: a crash between the two leaves the row to be
  * claimed again, re-sent (the channel dedupes on the key) and published again (the event id
@@ -48,6 +52,7 @@ public final class RowDispatcher {
     private final OpsAlerts alerts;
     private final DispatcherMetrics metrics;
     private final Clock clock;
+    private final GroupCommit<Delivered, Finish> finishing = new GroupCommit<>(this::writeDelivered, 100);
 
     public RowDispatcher(Outbox outbox, LoadQueue queue, ChannelClients channels, InternalActions internal, Fanout fanout,
                          ChannelGuards guards, RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics,
@@ -104,14 +109,7 @@ public final class RowDispatcher {
     private void finish(OutboxRow row, SendResult result) {
         try {
             switch (result) {
-                case SendResult.Delivered delivered -> {
-                    if (publish(row, OutcomeStatus.DELIVERED, delivered.receipt(), null)) {
-                        outbox.markDispatched(row.outboxId(), row.claimToken(), delivered.receipt());
-                        metrics.sent(row.channel(), "delivered");
-                    } else {
-                        retryOrBury(row, "delivered, but its outcome could not be published", Optional.empty());
-                    }
-                }
+                case SendResult.Delivered delivered -> finishDelivered(row, delivered.receipt());
                 case SendResult.Retryable failed -> retryOrDie(row, failed.reason(), failed.retryAfter());
                 case SendResult.Permanent refused -> die(row, "permanent: " + refused.reason());
             }
@@ -120,6 +118,47 @@ public final class RowDispatcher {
             LOG.warnf("%s was taken over by another dispatcher while it was sent (lease %s): its mark is dropped",
                     row.outboxId(), row.claimedUntil());
         }
+    }
+
+    /**
+     * Publishes the outcome and marks the row together with the other rows delivered meanwhile
+     * (one enqueue and one update for the group). If the group's write fails, the row does
+     * both on its own, which also tells a publish failure from a mark failure.
+     */
+    private void finishDelivered(OutboxRow row, String receipt) {
+        Finish finish = finishing.submit(new Delivered(row, outcome(row, OutcomeStatus.DELIVERED, receipt, null), receipt));
+        switch (finish) {
+            case MARKED -> metrics.sent(row.channel(), "delivered");
+            case STALE -> throw new StaleClaimException(row.outboxId());
+            case ALONE -> {
+                if (publish(row, OutcomeStatus.DELIVERED, receipt, null)) {
+                    outbox.markDispatched(row.outboxId(), row.claimToken(), receipt);
+                    metrics.sent(row.channel(), "delivered");
+                } else {
+                    retryOrBury(row, "delivered, but its outcome could not be published", Optional.empty());
+                }
+            }
+        }
+    }
+
+    /** A delivered row waiting for its group's write; {@code outcome} is null for fan-out rows. */
+    private record Delivered(OutboxRow row, QueueMessage outcome, String receipt) {
+    }
+
+    private enum Finish { MARKED, STALE, ALONE }
+
+    /** One group's write: publish every outcome, then mark every row (ADR 0003's order, for the whole group). */
+    private List<Finish> writeDelivered(List<Delivered> group) {
+        Set<String> stale;
+        try {
+            queue.enqueueAll(group.stream().map(Delivered::outcome).filter(java.util.Objects::nonNull).toList());
+            stale = outbox.markDispatchedAll(group.stream()
+                    .map(d -> new Outbox.Dispatched(d.row().outboxId(), d.row().claimToken(), d.receipt())).toList());
+        } catch (RuntimeException e) {
+            LOG.warnf("finishing %d delivered rows together failed (%s): each finishes on its own", group.size(), e.getMessage());
+            return group.stream().map(d -> Finish.ALONE).toList();
+        }
+        return group.stream().map(d -> stale.contains(d.row().outboxId()) ? Finish.STALE : Finish.MARKED).toList();
     }
 
     private void retryOrDie(OutboxRow row, String reason, Optional<Duration> retryAfter) {
@@ -178,15 +217,22 @@ public final class RowDispatcher {
             return true;
         }
         try {
-            InboundEvent outcome = InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
-                    row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), clock.instant(),
-                    row.correlationId());
-            queue.enqueue(QueueMessage.of(outcome));
+            queue.enqueue(outcome(row, status, receipt, failure));
             return true;
         } catch (RuntimeException e) {
             LOG.errorf("could not publish the %s outcome of %s: %s", status.wire(), row.outboxId(), e.getMessage());
             return false;
         }
+    }
+
+    /** The row's {@code ActionOutcome} as a queue message; null for fan-out rows, which have none. */
+    private QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
+        if (row.channel().equals("fanout")) {
+            return null;
+        }
+        return QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
+                row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), clock.instant(),
+                row.correlationId()));
     }
 
     /** Hero-channel and internal actions (and fan-out events) page on-call when they die, never a Hero. */

@@ -1,0 +1,116 @@
+package dev.loadflow.dispatcher.claim;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+/**
+ * Group commit for callers on many threads: each {@link #submit} waits for its item to be
+ * written, and items that arrive while a write is under way go together in the next one. No
+ * thread of its own and no timer: the first caller to find no write under way writes
+ * everything pending (up to {@code maxBatch}), then hands the turn to the oldest waiter, so
+ * nobody writes for others longer than one batch. Under light load every item goes alone, at
+ * once; under heavy load a batch holds what arrived during one write.
+ *
+ * @param <T> what is written
+ * @param <R> what each caller learns about its item
+ */
+final class GroupCommit<T, R> {
+
+    /** How a batch is written: one result per item, in order. Throwing fails every item of the batch. */
+    private final Function<List<T>, List<R>> write;
+    private final int maxBatch;
+    private final ArrayDeque<Pending<T, R>> pending = new ArrayDeque<>();
+    private boolean writing;
+
+    GroupCommit(Function<List<T>, List<R>> write, int maxBatch) {
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
+        }
+        this.write = write;
+        this.maxBatch = maxBatch;
+    }
+
+    /**
+     * Waits until {@code item} is written in some batch and returns its result.
+     *
+     * @throws RuntimeException what the write of its batch threw
+     */
+    R submit(T item) {
+        Pending<T, R> mine = new Pending<>(item);
+        boolean lead;
+        synchronized (this) {
+            pending.add(mine);
+            lead = !writing;
+            writing = true;
+        }
+        if (lead || mine.turn.join()) {
+            writeBatch();
+        }
+        try {
+            return mine.result.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /** How many items wait for a write (not counting the batch being written). */
+    synchronized int waiting() {
+        return pending.size();
+    }
+
+    /** Writes one batch from the head of the queue (holding the caller's item), then passes the turn on. */
+    private void writeBatch() {
+        List<Pending<T, R>> batch = new ArrayList<>();
+        synchronized (this) {
+            while (!pending.isEmpty() && batch.size() < maxBatch) {
+                batch.add(pending.poll());
+            }
+        }
+        try {
+            List<R> results = write.apply(batch.stream().map(p -> p.item).toList());
+            if (results.size() != batch.size()) {
+                throw new IllegalStateException("a write of " + batch.size() + " items returned " + results.size() + " results");
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).finish(results.get(i));
+            }
+        } catch (RuntimeException e) {
+            batch.forEach(p -> p.fail(e));
+        }
+        Pending<T, R> next;
+        synchronized (this) {
+            next = pending.peek();
+            if (next == null) {
+                writing = false;
+            }
+        }
+        if (next != null) {
+            next.turn.complete(true);
+        }
+    }
+
+    private static final class Pending<T, R> {
+        final T item;
+        /** Completed true when this caller must write the next batch, false when its item was written. */
+        final CompletableFuture<Boolean> turn = new CompletableFuture<>();
+        final CompletableFuture<R> result = new CompletableFuture<>();
+
+        Pending(T item) {
+            this.item = item;
+        }
+
+        void finish(R value) {
+            result.complete(value);
+            turn.complete(false);
+        }
+
+        void fail(RuntimeException error) {
+            result.completeExceptionally(error);
+            turn.complete(false);
+        }
+    }
+}
