@@ -44,7 +44,10 @@ class EndToEndBenchmark {
     record Config(String name, int loads, int eventsPerLoad, int rate, int preloadedLogRows) {
     }
 
-    /** Select some with {@code -Dloadflow.bench.only=<part of the name>}. */
+    /**
+     * Select some with {@code -Dloadflow.bench.only=<part of the name>}; make each run longer
+     * (for a profiler) with {@code -Dloadflow.bench.scale=<factor on the events per load>}.
+     */
     static final List<Config> CONFIGS = List.of(
             new Config("flat out", 100, 21, 0, 0),
             new Config("100 ev/s, 10 loads", 10, 101, 100, 0),
@@ -57,10 +60,12 @@ class EndToEndBenchmark {
     void endToEnd() throws Exception {
         List<Figures> figures = new ArrayList<>();
         String only = System.getProperty("loadflow.bench.only", "");
+        int scale = Integer.getInteger("loadflow.bench.scale", 1);
         run("warm-up (JIT), not reported", 50, 11, 0, 0);
         for (Config config : CONFIGS) {
             if (config.name().contains(only)) {
-                figures.add(run(config.name(), config.loads(), config.eventsPerLoad(), config.rate(), config.preloadedLogRows()));
+                figures.add(run(config.name(), config.loads(), config.eventsPerLoad() * scale, config.rate(),
+                        config.preloadedLogRows()));
             }
         }
 

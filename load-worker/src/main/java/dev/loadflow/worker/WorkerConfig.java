@@ -28,6 +28,13 @@ public interface WorkerConfig {
     @WithDefault("PT2M")
     Duration runDeadline();
 
+    /**
+     * How many loads' projections a worker keeps between runs, so a run reads only what was
+     * logged since; 0 reads each load's whole log on every run.
+     */
+    @WithDefault("10000")
+    int projectionCache();
+
     /** How often a run re-reads, re-projects and re-decides after a concurrency conflict before it leaves the message to redelivery. */
     @WithDefault("5")
     int conflictRetries();

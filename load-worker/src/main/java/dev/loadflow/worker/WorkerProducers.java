@@ -48,7 +48,7 @@ public class WorkerProducers {
     @Singleton
     LoadRun loadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, WorkerConfig config,
                     WorkerMetrics metrics) {
-        return new LoadRun(events, policy, clock, lock, config.conflictRetries(), metrics);
+        return new LoadRun(events, policy, clock, lock, config.conflictRetries(), metrics, config.projectionCache());
     }
 
     @Produces

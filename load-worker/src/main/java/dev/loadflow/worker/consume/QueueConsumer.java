@@ -200,7 +200,14 @@ public final class QueueConsumer {
             }
         }
         if (!done.isEmpty()) {
-            int acked = queue.ackAll(done);
+            int acked;
+            try {
+                acked = queue.ackAll(done);
+            } catch (RuntimeException e) {
+                // left alone, the messages would wait out their visibility timeout: ack them one by one
+                LOG.warnf("acking %d messages together failed (%s); acking them one by one", done.size(), e.getMessage());
+                acked = (int) done.stream().filter(queue::ack).count();
+            }
             if (acked < done.size()) {
                 LOG.infof("%d of %d messages were redelivered before their ack; the next runs will find them processed",
                         done.size() - acked, done.size());

@@ -2,7 +2,7 @@ package dev.loadflow.worker.run;
 
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
-import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.DeterministicFilter;
@@ -26,8 +26,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One run per delivered event (DESIGN.md "Load worker run"): read the load's log, project it,
- * filter deterministically or ask the policy, and append the event, its decision and the
+ * One run per delivered event (DESIGN.md "Load worker run"): read the load's log, project it
+ * (only what was logged since the worker last saw the load: {@link Projections}), filter
+ * deterministically or ask the policy, and append the event, its decision and the
  * decision's outbox rows in one transaction at the version that was read.
  *
  * <ul>
@@ -47,9 +48,17 @@ public final class LoadRun {
     private final LoadLock lock;
     private final int conflictRetries;
     private final WorkerMetrics metrics;
+    private final Projections projections;
 
+    /** A run that keeps the projections of up to 10,000 loads. */
     public LoadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, int conflictRetries,
                    WorkerMetrics metrics) {
+        this(events, policy, clock, lock, conflictRetries, metrics, 10_000);
+    }
+
+    /** @param projectionCache how many loads' projections to keep between runs (0: read each load's whole log per run) */
+    public LoadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, int conflictRetries,
+                   WorkerMetrics metrics, int projectionCache) {
         if (conflictRetries < 0) {
             throw new IllegalArgumentException("conflict retries must be >= 0, got " + conflictRetries);
         }
@@ -59,6 +68,7 @@ public final class LoadRun {
         this.lock = lock;
         this.conflictRetries = conflictRetries;
         this.metrics = metrics;
+        this.projections = new Projections(events, projectionCache);
     }
 
     /** Processes one delivered event; throws when the run fails (the caller gives the message back). */
@@ -98,7 +108,7 @@ public final class LoadRun {
             return batch.stream().map(this::processOrFail).toList();
         }
         long start = System.nanoTime();
-        Map<String, LoadLog> logs = events.readAll(loads);
+        Map<String, LoadState> states = projections.current(loads);
         Instant now = clock.instant();
         RunOutcome[] outcomes = new RunOutcome[batch.size()];
         List<Integer> appending = new ArrayList<>();
@@ -110,10 +120,9 @@ public final class LoadRun {
                 throw new IllegalStateException("batch of " + batch.size() + " runs abandoned (deadline or shutdown)");
             }
             InboundEvent event = batch.get(i);
-            LoadLog log = logs.get(event.loadId());
-            LoadState state = LoadState.project(log);
+            LoadState state = states.get(event.loadId());
             if (state.hasProcessed(event.eventId())) {
-                outcomes[i] = new RunOutcome(RunResult.DUPLICATE, log.version(), 0, "already processed");
+                outcomes[i] = new RunOutcome(RunResult.DUPLICATE, state.version(), 0, "already processed");
                 continue;
             }
             DecisionRecorded decision;
@@ -122,13 +131,13 @@ public final class LoadRun {
                         .map(reason -> DecisionRecorded.filtered(event, now, reason))
                         .orElseGet(() -> record(event, policy.decide(event, state, now), now));
             } catch (RuntimeException e) {
-                outcomes[i] = new RunOutcome(RunResult.FAILED, log.version(), 0,
+                outcomes[i] = new RunOutcome(RunResult.FAILED, state.version(), 0,
                         "policy failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
                 continue;
             }
             decisions.put(event.loadId(), decision);
             appending.add(i);
-            appends.add(new EventStore.Append(event.loadId(), List.of(event, decision), log.version(),
+            appends.add(new EventStore.Append(event.loadId(), List.of(event, decision), state.version(),
                     outboxRows(event, decision, now)));
         }
         try {
@@ -140,6 +149,7 @@ public final class LoadRun {
                     alone.add(i);
                 } else {
                     DecisionRecorded decision = decisions.get(loadId);
+                    remember(states.get(loadId), batch.get(i), decision, now);
                     outcomes[i] = new RunOutcome(decision.filtered() ? RunResult.FILTERED : RunResult.DECIDED,
                             appends.get(k).expectedVersion() + 2, 0, decision.reason());
                 }
@@ -174,9 +184,8 @@ public final class LoadRun {
             if (Thread.currentThread().isInterrupted()) {
                 throw new IllegalStateException("run for " + event.eventId() + " abandoned (deadline or shutdown)");
             }
-            LoadLog log = events.read(event.loadId());
-            version = log.version();
-            LoadState state = LoadState.project(log);
+            LoadState state = projections.current(event.loadId());
+            version = state.version();
             if (state.hasProcessed(event.eventId())) {
                 return new RunOutcome(RunResult.DUPLICATE, version, conflicts, "already processed");
             }
@@ -186,6 +195,7 @@ public final class LoadRun {
                     .orElseGet(() -> record(event, policy.decide(event, state, now), now));
             try {
                 long appended = append(event, decision, version, now);
+                remember(state, event, decision, now);
                 return new RunOutcome(decision.filtered() ? RunResult.FILTERED : RunResult.DECIDED, appended,
                         conflicts, decision.reason());
             } catch (ConcurrencyConflictException e) {
@@ -196,8 +206,9 @@ public final class LoadRun {
             } catch (DuplicateActionKeyException e) {
                 DecisionRecorded fallback = record(event, Decision.heroTaskAfterDuplicateKey(event, e.outboxIds()), now);
                 try {
-                    return new RunOutcome(RunResult.DECIDED, append(event, fallback, version, now), conflicts,
-                            fallback.reason());
+                    long appended = append(event, fallback, version, now);
+                    remember(state, event, fallback, now);
+                    return new RunOutcome(RunResult.DECIDED, appended, conflicts, fallback.reason());
                 } catch (ConcurrencyConflictException conflict) {
                     conflicts++;
                     metrics.conflict();
@@ -213,6 +224,13 @@ public final class LoadRun {
     private static DecisionRecorded record(InboundEvent event, Decision decision, Instant now) {
         return DecisionRecorded.decided(event, now, decision.actions(), decision.needsHeroTask(), decision.reason(),
                 decision.closedAsks());
+    }
+
+    /** Keeps the state after this run's own append, so the next run of the load reads nothing it wrote. */
+    private void remember(LoadState before, InboundEvent event, DecisionRecorded decision, Instant now) {
+        long version = before.version();
+        projections.remember(List.of(before.plus(List.of(new RecordedEntry(version + 1, now, event),
+                new RecordedEntry(version + 2, now, decision)))));
     }
 
     private long append(InboundEvent event, DecisionRecorded decision, long version, Instant now) {

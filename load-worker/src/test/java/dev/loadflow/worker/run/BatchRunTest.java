@@ -7,6 +7,7 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.store.eventlog.EventStore;
@@ -21,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -83,6 +83,26 @@ class BatchRunTest {
     }
 
     @Test
+    void aLoadSeenBeforeIsNotReadAgainButWhatOthersLoggedSinceIs() {
+        LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        String a = newLoadId();
+        String b = newLoadId();
+        run.processAll(List.of(reply(a, "a1"), reply(b, "b1")));
+        // another worker instance logs an event on b meanwhile
+        events.append(b, List.of(reply(b, "elsewhere")), 2, List.of());
+
+        List<RunOutcome> outcomes = run.processAll(List.of(reply(a, "a1"), reply(b, "elsewhere"), reply(newLoadId(), "c1")));
+
+        assertThat(outcomes).extracting(RunOutcome::result)
+                .containsExactly(RunResult.DUPLICATE, RunResult.DUPLICATE, RunResult.DECIDED);
+        assertThat(outcomes.get(1).version()).as("b's projection caught up with the other writer").isEqualTo(3);
+        assertThat(run.processAll(List.of(reply(b, "b2"), reply(a, "a2")))).extracting(RunOutcome::version)
+                .containsExactly(5L, 4L);
+        assertThat(events.read(b).entries()).extracting(e -> e.entry().entryId())
+                .containsExactly("b1", "dec:b1", "elsewhere", "b2", "dec:b2");
+    }
+
+    @Test
     void anEventAlreadyLoggedIsADuplicateAndTheRestOfTheBatchGoesOn() {
         LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
         InboundEvent seen = reply(newLoadId(), "seen");
@@ -127,10 +147,12 @@ class BatchRunTest {
         // another writer appends to one load between the batch's read and its append
         EventStore racing = new CountingStore(events) {
             @Override
-            public Map<String, LoadLog> readAll(Collection<String> loadIds) {
-                Map<String, LoadLog> logs = super.readAll(loadIds);
-                events.append(moved, List.of(interloper), 0, List.of());
-                return logs;
+            public Map<String, List<RecordedEntry>> readAfter(Map<String, Long> versions) {
+                Map<String, List<RecordedEntry>> newer = super.readAfter(versions);
+                if (versions.size() > 1) {
+                    events.append(moved, List.of(interloper), 0, List.of());
+                }
+                return newer;
             }
         };
         LoadRun run = new LoadRun(racing, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
@@ -182,9 +204,9 @@ class BatchRunTest {
         }
 
         @Override
-        public Map<String, LoadLog> readAll(Collection<String> loadIds) {
+        public Map<String, List<RecordedEntry>> readAfter(Map<String, Long> versions) {
             reads.incrementAndGet();
-            return delegate.readAll(loadIds);
+            return delegate.readAfter(versions);
         }
 
         @Override

@@ -36,14 +36,34 @@ public record LoadState(String loadId, long version, String clientId, String dri
 
     /** Folds a whole log into state, entry by entry, in log order. */
     public static LoadState project(LoadLog log) {
-        var fold = new Fold(log.loadId());
-        for (RecordedEntry recorded : log.entries()) {
+        return fold(new Fold(log.loadId()), log.entries(), log.version());
+    }
+
+    /**
+     * This state with the entries that follow it folded in: the same state as projecting the
+     * whole log, without reading or decoding what was already folded.
+     *
+     * @param newer the entries after {@link #version}, in log order, without gaps
+     */
+    public LoadState plus(List<RecordedEntry> newer) {
+        if (newer.isEmpty()) {
+            return this;
+        }
+        if (newer.getFirst().seq() != version + 1) {
+            throw new IllegalArgumentException("load " + loadId + " is at version " + version
+                    + " but the entries to fold start at seq " + newer.getFirst().seq());
+        }
+        return fold(new Fold(this), newer, newer.getLast().seq());
+    }
+
+    private static LoadState fold(Fold fold, List<RecordedEntry> entries, long version) {
+        for (RecordedEntry recorded : entries) {
             switch (recorded.entry()) {
                 case InboundEvent event -> fold.apply(event);
                 case DecisionRecorded decision -> fold.apply(decision);
             }
         }
-        return fold.state(log.version());
+        return fold.state(version);
     }
 
     public boolean hasProcessed(String eventId) {
@@ -76,6 +96,18 @@ public record LoadState(String loadId, long version, String clientId, String dri
 
         Fold(String loadId) {
             this.loadId = loadId;
+        }
+
+        /** Carries on from {@code state}. */
+        Fold(LoadState state) {
+            this.loadId = state.loadId();
+            this.clientId = state.clientId();
+            this.driverPhone = state.driverPhone();
+            this.stage = state.stage();
+            open.putAll(state.openAsks());
+            closed.addAll(state.closedAsks());
+            state.outcomes().forEach((id, statuses) -> outcomes.put(id, new ArrayList<>(statuses)));
+            processed.addAll(state.processedEventIds());
         }
 
         void apply(InboundEvent event) {

@@ -2,9 +2,9 @@ package dev.loadflow.store.eventlog;
 
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.store.outbox.OutboxMessage;
 
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +21,12 @@ public interface EventStore {
     /** The load's whole log and its version (the seq of the last entry, 0 for a new load). */
     LoadLog read(String loadId);
 
-    /** The logs of several loads in one round trip; every requested load is in the map (new loads empty). */
-    Map<String, LoadLog> readAll(Collection<String> loadIds);
+    /**
+     * What several loads logged after the versions given, in one round trip, for a caller that
+     * keeps projections: each load's entries with seq above its version, in order (empty when
+     * there are none). Every requested load is in the map.
+     */
+    Map<String, List<RecordedEntry>> readAfter(Map<String, Long> versions);
 
     /** Whether the load's log holds an entry with this id (an event id, or {@code dec:{eventId}}). */
     boolean contains(String loadId, String entryId);

@@ -13,7 +13,6 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -34,9 +33,11 @@ public final class PgEventStore implements EventStore {
             SELECT seq, kind, recorded_at, body::text AS body
             FROM event_log WHERE load_id = $1 ORDER BY seq""";
 
-    static final String READ_ALL = """
-            SELECT load_id, seq, kind, recorded_at, body::text AS body
-            FROM event_log WHERE load_id = ANY($1) ORDER BY load_id, seq""";
+    static final String READ_AFTER = """
+            SELECT l.load_id, l.seq, l.kind, l.recorded_at, l.body::text AS body
+            FROM unnest($1::text[], $2::bigint[]) AS k(load_id, after)
+            JOIN event_log l ON l.load_id = k.load_id AND l.seq > k.after
+            ORDER BY l.load_id, l.seq""";
 
     static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
@@ -92,18 +93,22 @@ public final class PgEventStore implements EventStore {
     }
 
     @Override
-    public Map<String, LoadLog> readAll(Collection<String> loadIds) {
+    public Map<String, List<RecordedEntry>> readAfter(Map<String, Long> versions) {
         Map<String, List<RecordedEntry>> byLoad = new LinkedHashMap<>();
-        loadIds.forEach(id -> byLoad.put(id, new ArrayList<>()));
-        var rows = Pg.await(pool.preparedQuery(READ_ALL)
-                .execute(Tuple.of(byLoad.keySet().toArray(String[]::new))));
-        for (Row row : rows) {
+        versions.keySet().forEach(id -> byLoad.put(id, new ArrayList<>()));
+        if (versions.isEmpty()) {
+            return byLoad;
+        }
+        String[] loads = versions.keySet().toArray(String[]::new);
+        Long[] after = new Long[loads.length];
+        for (int i = 0; i < loads.length; i++) {
+            after[i] = versions.get(loads[i]);
+        }
+        for (Row row : Pg.await(pool.preparedQuery(READ_AFTER).execute(Tuple.tuple().addArrayOfString(loads)
+                .addArrayOfLong(after)))) {
             byLoad.get(row.getString("load_id")).add(entry(row));
         }
-        Map<String, LoadLog> logs = new LinkedHashMap<>();
-        byLoad.forEach((id, entries) -> logs.put(id,
-                new LoadLog(id, entries.isEmpty() ? 0 : entries.getLast().seq(), entries)));
-        return logs;
+        return byLoad;
     }
 
     private static RecordedEntry entry(Row row) {

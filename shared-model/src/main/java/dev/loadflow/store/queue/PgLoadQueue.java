@@ -89,12 +89,19 @@ public final class PgLoadQueue implements LoadQueue {
             DELETE FROM load_queue q USING grp
             WHERE q.load_id = grp.load_id AND q.receipt_handle = $1""";
 
-    /** ACK for many handles: each group's in-flight handle is one of them, and so is its head's. */
+    /**
+     * ACK for many handles: each group's in-flight handle is one of them, and so is its head's.
+     * The groups are locked in load id order first, as ENQUEUE_ALL does, so the two never
+     * deadlock (an UPDATE alone would lock them in whatever order it finds them).
+     */
     static final String ACK_ALL = """
-            WITH grp AS (
-                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
-                WHERE in_flight_handle = ANY($1)
-                RETURNING load_id)
+            WITH locked AS MATERIALIZED (
+                SELECT load_id FROM load_queue_group WHERE in_flight_handle = ANY($1)
+                ORDER BY load_id FOR UPDATE),
+            grp AS (
+                UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = NULL
+                FROM locked WHERE g.load_id = locked.load_id AND g.in_flight_handle = ANY($1)
+                RETURNING g.load_id)
             DELETE FROM load_queue q USING grp
             WHERE q.load_id = grp.load_id AND q.receipt_handle = ANY($1)""";
 

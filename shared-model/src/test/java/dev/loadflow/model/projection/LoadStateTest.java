@@ -135,4 +135,39 @@ class LoadStateTest {
         assertThat(state.wasDelivered("other")).isFalse();
         assertThat(state.stage()).isEqualTo("at_pickup");
     }
+
+    @Test
+    void foldingTheNewerEntriesOntoAnEarlierStateGivesTheWholeLogsProjection() {
+        openAskAtStepOne();
+        String sms = TIMER_1.loadId() + "/" + ASK + "/1/send_sms";
+        log.add(InboundEvent.actionOutcome(LOAD, new EventPayload.ActionOutcome(sms, "send_sms",
+                OutcomeStatus.FAILED, null, "timeout", false), T0701, "c-1"));
+        List<RecordedEntry> entries = new ArrayList<>();
+        for (LogEntry entry : log) {
+            entries.add(new RecordedEntry(entries.size() + 1, T0701, entry));
+        }
+        LoadState early = LoadState.project(new LoadLog(LOAD, 4, entries.subList(0, 4)));
+        decide(event("sms_0740", new EventPayload.InboundSms("+15550100", "ETA 9:30")), T0701,
+                List.of(new Action.CancelTimer(TIMER_1)), List.of(ASK.toString()));
+        for (LogEntry entry : log.subList(entries.size(), log.size())) {
+            entries.add(new RecordedEntry(entries.size() + 1, T0701, entry));
+        }
+
+        LoadState folded = early.plus(entries.subList(4, entries.size()));
+
+        assertThat(folded).isEqualTo(project());
+        assertThat(folded.version()).isEqualTo(entries.size());
+        assertThat(early.openAsks()).as("the earlier state is left as it was").containsOnlyKeys(ASK.toString());
+        assertThat(early.outcomes()).isEmpty();
+    }
+
+    @Test
+    void entriesThatDoNotFollowTheStatesVersionAreRefused() {
+        openAskAtStepOne();
+        LoadState state = project();
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> state.plus(List.of(
+                new RecordedEntry(state.version() + 2, T0701, event("late", new EventPayload.InboundSms("+1", "x"))))))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -273,23 +273,25 @@ public abstract class EventStoreContract {
     }
 
     @Test
-    final void readAllReturnsEachLoadsLogAndEmptyLogsForNewLoads() {
+    final void readAfterReturnsOnlyTheEntriesAfterEachLoadsVersion() {
         String a = newLoadId();
         String b = newLoadId();
         String fresh = newLoadId();
         InboundEvent pingA = ping(a, "ping_0700", T0);
         InboundEvent pingB = ping(b, "ping_0701", T0);
+        InboundEvent laterB = ping(b, "ping_0702", T0);
         store.append(a, List.of(pingA, decision(pingA, T0, List.of())), 0, List.of());
         store.append(b, List.of(pingB), 0, List.of());
+        store.append(b, List.of(laterB), 1, List.of());
 
-        var logs = store.readAll(List.of(a, b, fresh));
+        var newer = store.readAfter(java.util.Map.of(a, 0L, b, 1L, fresh, 0L));
 
-        assertThat(logs).containsOnlyKeys(a, b, fresh);
-        assertThat(logs.get(a).version()).isEqualTo(2);
-        assertThat(logs.get(a).entries()).extracting(RecordedEntry::entry).containsExactly(pingA, decision(pingA, T0, List.of()));
-        assertThat(logs.get(b).version()).isEqualTo(1);
-        assertThat(logs.get(fresh).version()).isZero();
-        assertThat(logs.get(fresh).entries()).isEmpty();
+        assertThat(newer).containsOnlyKeys(a, b, fresh);
+        assertThat(newer.get(a)).extracting(RecordedEntry::seq).containsExactly(1L, 2L);
+        assertThat(newer.get(a)).extracting(RecordedEntry::entry).containsExactly(pingA, decision(pingA, T0, List.of()));
+        assertThat(newer.get(b)).extracting(RecordedEntry::entry).containsExactly(laterB);
+        assertThat(newer.get(fresh)).isEmpty();
+        assertThat(store.readAfter(java.util.Map.of(b, 2L)).get(b)).isEmpty();
     }
 
     @Test
