@@ -61,7 +61,7 @@ class EndToEndBenchmark {
         List<Figures> figures = new ArrayList<>();
         String only = System.getProperty("loadflow.bench.only", "");
         int scale = Integer.getInteger("loadflow.bench.scale", 1);
-        run("warm-up (JIT), not reported", 50, 11, 0, 0);
+        run("warm-up (JIT), not reported", 100, 21, 0, 0);
         for (Config config : CONFIGS) {
             if (config.name().contains(only)) {
                 figures.add(run(config.name(), config.loads(), config.eventsPerLoad() * scale, config.rate(),

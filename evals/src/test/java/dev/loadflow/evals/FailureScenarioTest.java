@@ -104,6 +104,52 @@ class FailureScenarioTest extends EvalScenario {
     }
 
     @Test
+    void aClaimThatLapsedBeforeItsSendIsDroppedAndTheDriverGetsOneSms() throws Exception {
+        askOpenedAt0701();
+        h.pumpTimers();
+        h.processQueue();
+        OutboxRow stalled = h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        // the first dispatcher stalls (a long pause) past its lease; a second one takes the row and sends it
+        h.clock.advance(Harness.LEASE.plusSeconds(1));
+        h.settle();
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+
+        h.dispatcherWith(h.outbox).dispatch(stalled);
+
+        assertThat(channels().requests("sms", key(1, "send_sms"))).as("the stalled claim sent nothing").isEqualTo(1);
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
+    }
+
+    @Test
+    void aFreshClaimGoesStraightToItsSendWithoutRecheckingTheDatabase() throws Exception {
+        askOpenedAt0701();
+        h.pumpTimers();
+        h.processQueue();
+        java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+        Outbox counting = (Outbox) java.lang.reflect.Proxy.newProxyInstance(Outbox.class.getClassLoader(),
+                new Class<?>[]{Outbox.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("isClaimHeld")) {
+                        checks.incrementAndGet();
+                    }
+                    try {
+                        return m.invoke(h.outbox, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        OutboxRow fresh = h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+
+        h.dispatcherWith(counting).dispatch(fresh);
+
+        assertThat(checks).hasValue(0);
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+        expectSmsKeys(key(1, "send_sms"));
+    }
+
+    @Test
     void aSendSlowerThanTheLeaseReachesTheDriverOnceAndBothOutcomesAreLogged() throws Exception {
         askOpenedAt0701();
         h.pumpTimers();
