@@ -34,13 +34,16 @@ class DispatcherBenchmark {
 
     @Test
     void rowsSentPerSecond() throws Exception {
-        StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s%n",
-                ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s"));
+        double ceiling = CeilingBenchmark.decisionsPerSecond(8);
+        StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s %10s%n",
+                ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s", "of ceiling"));
         for (int delay : new int[]{0, 50}) {
             for (int dispatchers : new int[]{1, 2}) {
-                table.append(String.format("%-12d %-12s %10.1f%n", dispatchers, delay + " ms", run(dispatchers, delay)));
+                double rate = run(dispatchers, delay);
+                table.append(String.format("%-12d %-12s %10.1f %9.1f%%%n", dispatchers, delay + " ms", rate, 100 * rate / ceiling));
             }
         }
+        table.append(String.format("(of ceiling: rows/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients)%n", ceiling));
         System.out.println(table);
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "benchmark-dispatcher.txt"), table);

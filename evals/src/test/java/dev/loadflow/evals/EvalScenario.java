@@ -48,7 +48,13 @@ abstract class EvalScenario {
     /** Every scenario on its own database, simulator and clock, starting at 06:00. */
     @BeforeEach
     final void freshStory(org.junit.jupiter.api.TestInfo info) throws IOException {
-        h = Harness.start(info.getTestMethod().orElseThrow().getName().toLowerCase().substring(0, 12), time("06:00"));
+        h = Harness.start(info.getTestMethod().orElseThrow().getName().toLowerCase().substring(0, 12), time("06:00"),
+                queues());
+    }
+
+    /** The load queue the story runs on; the PostgreSQL one unless a scenario class says otherwise. */
+    Harness.QueueFactory queues() {
+        return Harness.POSTGRES_QUEUE;
     }
 
     @AfterEach

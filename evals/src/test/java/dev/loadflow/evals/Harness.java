@@ -82,7 +82,16 @@ public final class Harness implements AutoCloseable {
     private final DispatcherMetrics dispatcherMetrics;
     private LoadRun worker;
 
-    private Harness(String name, Instant start) throws IOException {
+    /** Makes the load queue a harness runs on, from its pool and clock. */
+    interface QueueFactory {
+        LoadQueue create(Pool pool, FakeClock clock);
+    }
+
+    /** The default: the PostgreSQL queue in the harness's database. */
+    static final QueueFactory POSTGRES_QUEUE = (pool, clock) ->
+            new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal());
+
+    private Harness(String name, Instant start, QueueFactory queues) throws IOException {
         clock = FakeClock.at(start);
         database = PostgresServer.get().createDatabase("eval_" + name);
         vertx = Vertx.vertx();
@@ -91,7 +100,7 @@ public final class Harness implements AutoCloseable {
         events = new PgEventStore(pool, clock);
         outbox = new PgOutbox(pool, clock, LEASE);
         timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30));
-        queue = new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal());
+        queue = queues.create(pool, clock);
         alerts = new PgOpsAlerts(pool);
         workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());
         worker = workerWith(sop());
@@ -134,7 +143,12 @@ public final class Harness implements AutoCloseable {
     }
 
     public static Harness start(String name, Instant start) throws IOException {
-        return new Harness(name, start);
+        return new Harness(name, start, POSTGRES_QUEUE);
+    }
+
+    /** A harness on another load queue (e.g. SQS FIFO). */
+    static Harness start(String name, Instant start, QueueFactory queues) throws IOException {
+        return new Harness(name, start, queues);
     }
 
     /** The SOP of client A: 30 minutes between attempts, 3 attempts. */

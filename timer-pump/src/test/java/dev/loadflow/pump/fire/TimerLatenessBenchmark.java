@@ -39,7 +39,7 @@ class TimerLatenessBenchmark {
     private static final int TIMERS = 10_000;
 
     @Test
-    void latenessOfTenThousandTimersDueWithinOneMinute() {
+    void latenessOfTenThousandTimersDueWithinOneMinute() throws java.io.IOException {
         assumeTrue(System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null,
                 "benchmarks run on a real PostgreSQL with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
         int pumps = Integer.getInteger("bench.pumps", 1);
@@ -77,10 +77,13 @@ class TimerLatenessBenchmark {
                            max(extract(epoch FROM fired_at - fire_at)) * 1000 AS max
                     FROM timers WHERE status = 'fired'""").execute()).iterator().next();
             long queued = Pg.await(pool.preparedQuery("SELECT count(*) FROM load_queue").execute()).iterator().next().getLong(0);
-            System.out.printf("%n== timer lateness: %,d timers due over 60 s, %d pump(s), %d cores, %s%n",
-                    TIMERS, pumps, Runtime.getRuntime().availableProcessors(), PostgresServer.get());
-            System.out.printf("fired %,d   published %,d   lateness p50 %.1f ms   p99 %.1f ms   max %.1f ms%n%n",
+            String table = String.format("%n== timer lateness: %,d timers due over 60 s, %d pump(s), %d cores, %s%n",
+                    TIMERS, pumps, Runtime.getRuntime().availableProcessors(), PostgresServer.get())
+                    + String.format("fired %,d   published %,d   lateness p50 %.1f ms   p99 %.1f ms   max %.1f ms%n",
                     stats.getLong("fired"), queued, stats.getDouble("p50"), stats.getDouble("p99"), stats.getDouble("max"));
+            System.out.println(table);
+            java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
+            java.nio.file.Files.writeString(java.nio.file.Path.of("target", "benchmark-timers-" + pumps + "-pumps.txt"), table);
             assertThat(stats.getLong("fired")).isEqualTo(TIMERS);
             assertThat(queued).isEqualTo(TIMERS);
         } finally {

@@ -1,0 +1,90 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.store.queue.SqsFifoLoadQueue;
+import dev.loadflow.store.timer.TimerStatus;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The ADR's story with the load queue on SQS FIFO (ElasticMQ, an SQS-compatible server started
+ * from a Maven test dependency) instead of PostgreSQL: events, timer firings and action
+ * outcomes all travel through SQS, and the story ends exactly as on the default queue.
+ */
+class SqsQueueScenarioTest extends EvalScenario {
+
+    private static SQSRestServer server;
+    private static SqsClient sqs;
+
+    @BeforeAll
+    static void startElasticMq() {
+        server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
+        int port = server.waitUntilStarted().localAddress().getPort();
+        sqs = SqsClient.builder().endpointOverride(URI.create("http://127.0.0.1:" + port)).region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(UrlConnectionHttpClient.create()).build();
+    }
+
+    @AfterAll
+    static void stopElasticMq() {
+        sqs.close();
+        server.stopAndWait();
+    }
+
+    private static String fifoQueue(String name) {
+        return sqs.createQueue(b -> b.queueName(name + ".fifo").attributes(Map.of(
+                QueueAttributeName.FIFO_QUEUE, "true",
+                QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false"))).queueUrl();
+    }
+
+    @Override
+    Harness.QueueFactory queues() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        return (pool, clock) -> new SqsFifoLoadQueue(sqs, fifoQueue("loads-" + suffix), fifoQueue("loads-dead-" + suffix),
+                Duration.ofSeconds(30), clock);
+    }
+
+    @Test
+    void theAskStoryRunsTheSameOnSqsFifo() {
+        at("06:55").assigned().settle();
+        at("07:00").ping("ping_0700", Risk.HIGH);
+        // the same ping delivered twice by the telematics provider: SQS dedupes it, the log would too
+        at("07:00").ping("ping_0700", Risk.HIGH);
+        at("07:01").settle();
+
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(logged("ping_0700")).isEqualTo(1);
+        assertThat(timer(1).fireAt()).isEqualTo(time("07:31"));
+
+        at("07:31").settle();
+        expectSmsKeys(key(1, "send_sms"), key(2, "send_sms"));
+        assertThat(logged("evt:tmr:" + LOAD + ":" + ASK + ":1")).as("the timer firing came through SQS").isEqualTo(1);
+
+        at("07:40").driverSays("sms_0740", "ETA 9:30").settle();
+        at("08:01").settle();
+
+        assertThat(timer(2).status()).isEqualTo(TimerStatus.CANCELLED);
+        expectSmsKeys(key(1, "send_sms"), key(2, "send_sms"));
+        assertThat(channels().delivered("slack")).singleElement()
+                .satisfies(post -> assertThat(post.body()).contains("ETA 9:30"));
+        assertThat(log().entries()).as("every entry once: the same log as on the PostgreSQL queue")
+                .extracting(e -> e.entry().entryId()).doesNotHaveDuplicates();
+        assertThat(h.queue.receive(10, Duration.ZERO)).as("nothing left in SQS").isEmpty();
+    }
+}
