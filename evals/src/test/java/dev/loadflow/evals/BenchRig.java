@@ -78,11 +78,11 @@ final class BenchRig implements AutoCloseable {
         return new BenchRig(name);
     }
 
-    /** Starts a load worker with the service's defaults (32 runs at once, batches of 16), the SOP of client A. */
+    /** Starts a load worker with the service's defaults (8 batches of up to 16 at once), the SOP of client A. */
     void startWorker() {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
-        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(32, 16,
+        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8, 16,
                 Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10));
         consumer.start();
         consumers.add(consumer);
@@ -101,6 +101,13 @@ final class BenchRig implements AutoCloseable {
                 50, 32, Duration.ofSeconds(1));
         loop.start();
         loops.add(loop);
+    }
+
+    /** Mean messages per worker batch so far, and the number of batches. */
+    String batches() {
+        var summary = registry.find("loadflow.worker.batch.size").summary();
+        return summary == null ? "no worker" : String.format("%.1f messages per batch over %d batches",
+                summary.mean(), summary.count());
     }
 
     long count(String sql) {

@@ -140,7 +140,7 @@ class EndToEndBenchmark {
             assertThat(latencies).as("one SMS per ping").hasSize(loads * (eventsPerLoad / 2));
             Figures figures = new Figures(name, loads, inbound, inbound / seconds, percentile(latencies, 0.5),
                     percentile(latencies, 0.99));
-            System.out.println("   " + figures);
+            System.out.println("   " + figures + "; worker: " + rig.batches());
             return figures;
         }
     }

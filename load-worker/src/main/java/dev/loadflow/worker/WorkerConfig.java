@@ -9,8 +9,11 @@ import java.time.Duration;
 @ConfigMapping(prefix = "loadflow.worker")
 public interface WorkerConfig {
 
-    /** How many runs one instance executes at once (each for a different load). */
-    @WithDefault("32")
+    /**
+     * How many batches one instance runs at once; up to {@code concurrency × batch-size}
+     * messages (each of a different load) are in flight.
+     */
+    @WithDefault("8")
     int concurrency();
 
     /**

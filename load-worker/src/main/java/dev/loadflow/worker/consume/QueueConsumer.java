@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The load worker's loop: one receiver takes as many messages as it has free run slots, up to
- * a batch (the queue hands out at most one per load, so runs of one load never overlap), and
- * each batch is run on a virtual thread under the run deadline ({@link LoadRun#processAll}:
+ * The load worker's loop: one receiver takes up to a batch of messages whenever fewer than
+ * {@code concurrency} batches are running (the queue hands out at most one message per load,
+ * so runs of one load never overlap), and each batch is run on a virtual thread under the run
+ * deadline ({@link LoadRun#processAll}:
  * one read and one append for the whole batch). A message is acked only after its run
  * appended (or found the event already processed); otherwise it is given back for
  * redelivery, with backoff, and parked as poison once it has been delivered too often.
@@ -74,7 +75,8 @@ public final class QueueConsumer {
         }
         running = true;
         loop = Thread.ofPlatform().name("load-queue-consumer").daemon().start(this::loop);
-        LOG.infof("consuming the load queue with %d concurrent runs", settings.concurrency());
+        LOG.infof("consuming the load queue: %d batches at once, up to %d messages each", settings.concurrency(),
+                settings.batchSize());
     }
 
     /** Whether the loop was started and has not been stopped. */
@@ -96,35 +98,36 @@ public final class QueueConsumer {
         Duration failureBackoff = Duration.ofMillis(500);
         while (running) {
             lastLoopNanos = System.nanoTime();
-            int taken = 0;
+            boolean slot = false;
             try {
                 if (!slots.tryAcquire(settings.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
                     continue;
                 }
-                taken = 1;
-                while (taken < settings.batchSize() && slots.tryAcquire()) {
-                    taken++;
-                }
-                List<ReceivedMessage> received = queue.receive(taken, settings.pollWait());
-                slots.release(taken - received.size());
-                taken = 0;
-                if (!received.isEmpty()) {
+                slot = true;
+                List<ReceivedMessage> received = queue.receive(settings.batchSize(), settings.pollWait());
+                if (received.isEmpty()) {
+                    slots.release();
+                } else {
+                    metrics.batch(received.size());
                     received.forEach(message -> inFlight.put(message.receiptHandle(), message));
                     handlers.submit(() -> {
                         try {
                             handle(received);
                         } finally {
                             received.forEach(message -> inFlight.remove(message.receiptHandle()));
-                            slots.release(received.size());
+                            slots.release();
                         }
                     });
                 }
+                slot = false;
                 failureBackoff = Duration.ofMillis(500);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                slots.release(taken);
+                if (slot) {
+                    slots.release();
+                }
                 LOG.errorf(e, "receiving from the load queue failed; retrying in %s", failureBackoff);
                 sleep(failureBackoff);
                 failureBackoff = min(failureBackoff.multipliedBy(2), Duration.ofSeconds(30));

@@ -1,6 +1,7 @@
 package dev.loadflow.worker.run;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -10,7 +11,8 @@ import java.util.Map;
 /**
  * The worker's run metrics, registered at start-up so every series exists from the first
  * scrape: {@code loadflow.worker.runs{result}}, {@code loadflow.worker.conflicts},
- * {@code loadflow.worker.run.duration{result}}, {@code loadflow.worker.parked}.
+ * {@code loadflow.worker.run.duration{result}}, {@code loadflow.worker.parked},
+ * {@code loadflow.worker.batch.size}.
  */
 public final class WorkerMetrics {
 
@@ -18,6 +20,7 @@ public final class WorkerMetrics {
     private final Map<RunResult, Timer> durations = new EnumMap<>(RunResult.class);
     private final Counter conflicts;
     private final Counter parked;
+    private final DistributionSummary batches;
 
     public WorkerMetrics(MeterRegistry registry) {
         for (RunResult result : RunResult.values()) {
@@ -34,6 +37,13 @@ public final class WorkerMetrics {
         parked = Counter.builder("loadflow.worker.parked")
                 .description("Poison messages parked out of the load queue")
                 .register(registry);
+        batches = DistributionSummary.builder("loadflow.worker.batch.size")
+                .description("Messages run together from one receive (one log read and one append for them all)")
+                .register(registry);
+    }
+
+    public void batch(int size) {
+        batches.record(size);
     }
 
     void conflict() {
