@@ -50,6 +50,13 @@ ANALYZE;
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 SELECT seq, kind, recorded_at, body::text AS body FROM event_log WHERE load_id = 'load-12345' ORDER BY seq;
 
+\echo '== EventStore.readAfter: what 16 loads logged after version 40 (a worker batch)'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT l.load_id, l.seq, l.kind, l.recorded_at, l.body::text AS body
+FROM unnest(ARRAY(SELECT 'load-' || (i * 997) FROM generate_series(1, 16) i), array_fill(40::bigint, ARRAY[16])) AS k(load_id, after)
+JOIN event_log l ON l.load_id = k.load_id AND l.seq > k.after
+ORDER BY l.load_id, l.seq;
+
 \echo '== EventStore.append: version check'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 SELECT 1 FROM event_log WHERE load_id = 'load-12345' AND seq = 50;
@@ -57,10 +64,12 @@ SELECT 1 FROM event_log WHERE load_id = 'load-12345' AND seq = 50;
 BEGIN;
 \echo '== Outbox.pending: claim 100 due rows'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+WITH due AS MATERIALIZED (
+    SELECT outbox_id AS due_id FROM outbox WHERE status = 'pending' AND available_at <= '2026-11-30 07:00+00'
+    ORDER BY available_at LIMIT 100 FOR UPDATE SKIP LOCKED)
 UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = '2026-11-30 07:01:30+00', available_at = '2026-11-30 07:01:30+00',
                   attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, '2026-11-30 07:00+00')
-WHERE outbox_id IN (SELECT outbox_id FROM outbox WHERE status = 'pending' AND available_at <= '2026-11-30 07:00+00'
-                    ORDER BY available_at LIMIT 100 FOR UPDATE SKIP LOCKED);
+FROM due WHERE outbox_id = due.due_id;
 ROLLBACK;
 
 \echo '== Outbox.dead: newest parked rows of one action type'
@@ -71,10 +80,12 @@ ORDER BY dead_at DESC, outbox_id LIMIT 50 OFFSET 0;
 BEGIN;
 \echo '== TimerStore.due: claim 100 due timers'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+WITH due AS MATERIALIZED (
+    SELECT timer_id AS due_id FROM timers WHERE status = 'scheduled' AND fire_at <= '2026-11-30 07:00+00'
+      AND (claimed_until IS NULL OR claimed_until <= '2026-11-30 07:00+00')
+    ORDER BY fire_at LIMIT 100 FOR UPDATE SKIP LOCKED)
 UPDATE timers SET claimed_until = '2026-11-30 07:00:30+00'
-WHERE timer_id IN (SELECT timer_id FROM timers WHERE status = 'scheduled' AND fire_at <= '2026-11-30 07:00+00'
-                     AND (claimed_until IS NULL OR claimed_until <= '2026-11-30 07:00+00')
-                   ORDER BY fire_at LIMIT 100 FOR UPDATE SKIP LOCKED);
+FROM due WHERE timer_id = due.due_id;
 ROLLBACK;
 
 \echo '== TimerStore.nextFireAt'
