@@ -46,6 +46,9 @@ final class BenchRig implements AutoCloseable {
 
     static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
 
+    /** The loops' linger, as in the services (-Dloadflow.bench.linger-ms to compare). */
+    static final Duration LINGER = Duration.ofMillis(Long.getLong("loadflow.bench.linger-ms", 5));
+
     final TestDatabase db;
     final Vertx vertx;
     final Pool pool;
@@ -82,7 +85,7 @@ final class BenchRig implements AutoCloseable {
     void startWorker() {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
-        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8, 16,
+        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8, 16, LINGER,
                 Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10));
         consumer.start();
         consumers.add(consumer);
@@ -98,7 +101,7 @@ final class BenchRig implements AutoCloseable {
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
                 new PgOpsAlerts(pool), new DispatcherMetrics(registry), CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
-                50, 32, Duration.ofSeconds(1));
+                50, 32, Duration.ofSeconds(1), LINGER);
         loop.start();
         loops.add(loop);
     }

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class CeilingBenchmark {
 
     private static final String DECISION = """
-            \\set n random(1, 2000000000)
+            \\set n random(1, 9000000000000000000)
             BEGIN;
             INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body) VALUES
               ('pgb-' || :n || '-' || :client_id, 1, 'ping', 'event', 'LocationPing', now(), now(), '{"risk": "high"}'),

@@ -34,16 +34,17 @@ class DispatcherBenchmark {
 
     @Test
     void rowsSentPerSecond() throws Exception {
+        java.util.Map<String, Double> rates = new java.util.LinkedHashMap<>();
+        for (int delay : new int[]{0, 50}) {
+            for (int dispatchers : new int[]{1, 2}) {
+                rates.put(String.format("%-12d %-12s", dispatchers, delay + " ms"), run(dispatchers, delay));
+            }
+        }
         double ceiling = CeilingBenchmark.decisionsPerSecond(8);
         StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s %10s%n",
                 ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s", "of ceiling"));
-        for (int delay : new int[]{0, 50}) {
-            for (int dispatchers : new int[]{1, 2}) {
-                double rate = run(dispatchers, delay);
-                table.append(String.format("%-12d %-12s %10.1f %9.1f%%%n", dispatchers, delay + " ms", rate, 100 * rate / ceiling));
-            }
-        }
-        table.append(String.format("(of ceiling: rows/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients)%n", ceiling));
+        rates.forEach((run, rate) -> table.append(String.format("%s %10.1f %9.1f%%%n", run, rate, 100 * rate / ceiling)));
+        table.append(String.format("(of ceiling: rows/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after)%n", ceiling));
         System.out.println(table);
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "benchmark-dispatcher.txt"), table);

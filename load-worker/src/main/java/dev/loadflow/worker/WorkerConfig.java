@@ -32,6 +32,13 @@ public interface WorkerConfig {
     Duration runDeadline();
 
     /**
+     * After a receive that came back short of a batch, how long the loop lets more loads get
+     * work before it receives again: fuller batches for at most this much latency. 0 receives at once.
+     */
+    @WithDefault("PT0.005S")
+    Duration linger();
+
+    /**
      * How many loads' projections a worker keeps between runs, so a run reads only what was
      * logged since; 0 reads each load's whole log on every run.
      */

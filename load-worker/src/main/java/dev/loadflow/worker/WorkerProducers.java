@@ -65,6 +65,6 @@ public class WorkerProducers {
                     + config.concurrency() + " and " + config.batchSize());
         }
         return new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(config.concurrency(),
-                config.batchSize(), config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()));
+                config.batchSize(), config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()));
     }
 }

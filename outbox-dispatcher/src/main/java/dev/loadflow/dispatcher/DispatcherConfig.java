@@ -41,6 +41,13 @@ public interface DispatcherConfig {
     @WithDefault("PT1S")
     Duration pollInterval();
 
+    /**
+     * After a claim that came back short of a batch, how long the loop lets more rows come due
+     * before it claims again: fewer, fuller claims for at most this much latency. 0 claims at once.
+     */
+    @WithDefault("PT0.005S")
+    Duration linger();
+
     /** Dispatched rows older than this are pruned. */
     @WithDefault("P7D")
     Duration retention();

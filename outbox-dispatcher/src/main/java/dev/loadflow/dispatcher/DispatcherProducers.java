@@ -107,6 +107,6 @@ public class DispatcherProducers {
     DispatchLoop loop(Outbox outbox, RowDispatcher dispatcher, PgNotifications notifications, Clock clock,
                       DispatcherConfig config) {
         return new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock,
-                config.batchSize(), config.concurrency(), config.pollInterval());
+                config.batchSize(), config.concurrency(), config.pollInterval(), config.linger());
     }
 }

@@ -37,8 +37,8 @@ public final class QueueConsumer {
     private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
 
     /** The loop's knobs; see {@code WorkerConfig} for each. */
-    public record Settings(int concurrency, int batchSize, Duration pollWait, Duration runDeadline, Duration retryDelay,
-                           int maxReceives) {
+    public record Settings(int concurrency, int batchSize, Duration linger, Duration pollWait, Duration runDeadline,
+                           Duration retryDelay, int maxReceives) {
 
         public Settings {
             if (concurrency < 1 || batchSize < 1) {
@@ -121,6 +121,10 @@ public final class QueueConsumer {
                 }
                 slot = false;
                 failureBackoff = Duration.ofMillis(500);
+                if (received.size() < settings.batchSize() && !settings.linger().isZero()) {
+                    // a short batch: let more loads get work before the next receive (fuller batches)
+                    Thread.sleep(settings.linger().toMillis(), settings.linger().toNanosPart() % 1_000_000);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
