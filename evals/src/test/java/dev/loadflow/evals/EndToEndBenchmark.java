@@ -55,6 +55,9 @@ class EndToEndBenchmark {
             new Config("100 ev/s, 1000 loads", 1000, 3, 100, 0),
             new Config("flat out, 10k log rows before", 100, 21, 0, 10_000),
             new Config("flat out, 1M log rows before", 100, 21, 0, 1_000_000),
+            // growth at a fixed offered rate, where latency is not a backlog's queueing
+            new Config("100 ev/s, 100 loads, 10k rows before", 100, 21, 100, 10_000),
+            new Config("100 ev/s, 100 loads, 1M rows before", 100, 21, 100, 1_000_000),
             // the same run as the first, last: how much of the spread is the JIT still warming up
             new Config("flat out, again at the end", 100, 21, 0, 0));
 
@@ -77,10 +80,10 @@ class EndToEndBenchmark {
         double ceiling = CeilingBenchmark.decisionsPerSecond(8);
         StringBuilder table = new StringBuilder(String.format("%n== end to end: %d cores, %s ==%n",
                 Runtime.getRuntime().availableProcessors(), PostgresServer.get()));
-        table.append(String.format("%-30s %6s %7s %10s %10s %12s %12s%n", "run", "loads", "events", "events/s",
+        table.append(String.format("%-38s %6s %7s %10s %10s %12s %12s%n", "run", "loads", "events", "events/s",
                 "of ceiling", "p50 ms", "p99 ms"));
         for (Figures f : figures) {
-            table.append(String.format("%-30s %6d %7d %10.1f %9.1f%% %12.1f %12.1f%n", f.run(), f.loads(), f.events(),
+            table.append(String.format("%-38s %6d %7d %10.1f %9.1f%% %12.1f %12.1f%n", f.run(), f.loads(), f.events(),
                     f.eventsPerSecond(), 100 * f.eventsPerSecond() / ceiling, f.p50Millis(), f.p99Millis()));
         }
         table.append(String.format("(p50/p99: ingest to the SMS request at the simulator; events: inbound events, each logged, decided,%n"
