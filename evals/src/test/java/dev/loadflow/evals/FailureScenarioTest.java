@@ -31,6 +31,12 @@ class FailureScenarioTest extends EvalScenario {
                 .execute(Tuple.of(LOAD))).iterator().next().getLong(0);
     }
 
+    /** Claims due rows as a dispatcher would and returns the claim on the first ETA SMS. */
+    private static OutboxRow claimFirstSms() {
+        return h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+    }
+
     @Test
     void theSmsProviderRefusingTheNumberRaisesAnUrgentHeroTask() {
         channels().failAlways("sms", 400);
@@ -86,8 +92,7 @@ class FailureScenarioTest extends EvalScenario {
         h.pumpTimers();
         h.processQueue();
         Outbox crashing = Harness.crashingAt(Outbox.class, h.outbox, "markDispatched", "markDispatchedAll");
-        OutboxRow sms = h.outbox.pending(10, h.clock.instant()).stream()
-                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        OutboxRow sms = claimFirstSms();
 
         assertThatThrownBy(() -> h.dispatcherWith(crashing).dispatch(sms)).hasMessageContaining("died");
         h.settle();
@@ -108,8 +113,7 @@ class FailureScenarioTest extends EvalScenario {
         askOpenedAt0701();
         h.pumpTimers();
         h.processQueue();
-        OutboxRow stalled = h.outbox.pending(10, h.clock.instant()).stream()
-                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        OutboxRow stalled = claimFirstSms();
         // the first dispatcher stalls (a long pause) past its lease; a second one takes the row and sends it
         h.clock.advance(Harness.LEASE.plusSeconds(1));
         h.settle();
@@ -139,8 +143,7 @@ class FailureScenarioTest extends EvalScenario {
                         throw e.getCause();
                     }
                 });
-        OutboxRow fresh = h.outbox.pending(10, h.clock.instant()).stream()
-                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        OutboxRow fresh = claimFirstSms();
 
         h.dispatcherWith(counting).dispatch(fresh);
 
@@ -155,8 +158,7 @@ class FailureScenarioTest extends EvalScenario {
         h.pumpTimers();
         h.processQueue();
         CountDownLatch release = channels().hold("sms", 200);
-        OutboxRow first = h.outbox.pending(10, h.clock.instant()).stream()
-                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        OutboxRow first = claimFirstSms();
         CompletableFuture<Void> slow = CompletableFuture.runAsync(() -> {
             try {
                 h.dispatcher.dispatch(first);
@@ -172,8 +174,7 @@ class FailureScenarioTest extends EvalScenario {
         // and its attempt meets a transient failure that the budget no longer covers
         h.clock.advance(Harness.LEASE.plus(Harness.BUDGET));
         channels().failAlways("sms", 503);
-        OutboxRow second = h.outbox.pending(10, h.clock.instant()).stream()
-                .filter(r -> r.outboxId().equals(key(1, "send_sms"))).findFirst().orElseThrow();
+        OutboxRow second = claimFirstSms();
         h.dispatcher.dispatch(second);
         release.countDown();
         slow.get();

@@ -3,21 +3,12 @@ package dev.loadflow.evals;
 import dev.loadflow.model.event.Risk;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import dev.loadflow.store.timer.TimerStatus;
-import org.elasticmq.rest.sqs.SQSRestServer;
-import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import dev.loadflow.testing.ElasticMq;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
-import java.net.URI;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,34 +20,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SqsQueueScenarioTest extends EvalScenario {
 
-    private static SQSRestServer server;
-    private static SqsClient sqs;
+    private static ElasticMq sqs;
 
     @BeforeAll
     static void startElasticMq() {
-        server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
-        int port = server.waitUntilStarted().localAddress().getPort();
-        sqs = SqsClient.builder().endpointOverride(URI.create("http://127.0.0.1:" + port)).region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .httpClient(UrlConnectionHttpClient.create()).build();
+        sqs = ElasticMq.start();
     }
 
     @AfterAll
     static void stopElasticMq() {
         sqs.close();
-        server.stopAndWait();
-    }
-
-    private static String fifoQueue(String name) {
-        return sqs.createQueue(b -> b.queueName(name + ".fifo").attributes(Map.of(
-                QueueAttributeName.FIFO_QUEUE, "true",
-                QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false"))).queueUrl();
     }
 
     @Override
     Harness.QueueFactory queues() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
-        return (pool, clock) -> new SqsFifoLoadQueue(sqs, fifoQueue("loads-" + suffix), fifoQueue("loads-dead-" + suffix),
+        return (pool, clock) -> new SqsFifoLoadQueue(sqs.client(), sqs.createFifoQueue("loads-" + suffix),
+                sqs.createFifoQueue("loads-dead-" + suffix),
                 Duration.ofSeconds(30), clock);
     }
 
