@@ -4,9 +4,8 @@ import dev.loadflow.model.event.Risk;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import dev.loadflow.store.timer.TimerStatus;
 import dev.loadflow.testing.ElasticMq;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -20,23 +19,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SqsQueueScenarioTest extends EvalScenario {
 
-    private static ElasticMq sqs;
-
-    @BeforeAll
-    static void startElasticMq() {
-        sqs = ElasticMq.start();
-    }
-
-    @AfterAll
-    static void stopElasticMq() {
-        sqs.close();
-    }
+    @RegisterExtension
+    static final ElasticMq SQS = new ElasticMq();
 
     @Override
     Harness.QueueFactory queues() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
-        return (pool, clock) -> new SqsFifoLoadQueue(sqs.client(), sqs.createFifoQueue("loads-" + suffix),
-                sqs.createFifoQueue("loads-dead-" + suffix),
+        return (pool, clock) -> new SqsFifoLoadQueue(SQS.client(), SQS.createFifoQueue("loads-" + suffix),
+                SQS.createFifoQueue("loads-dead-" + suffix),
                 Duration.ofSeconds(30), clock);
     }
 

@@ -2,6 +2,9 @@ package dev.loadflow.testing;
 
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -14,27 +17,29 @@ import java.util.Map;
 
 /**
  * ElasticMQ, an SQS-compatible server started in-process from a Maven test dependency, with a
- * client for it: what the SQS FIFO queue's tests run against.
+ * client for it: what the SQS FIFO queue's tests run against. Register it as a JUnit extension
+ * ({@code @RegisterExtension static final ElasticMq SQS = new ElasticMq();}): it starts before
+ * the class's tests and stops after them.
  */
-public final class ElasticMq implements AutoCloseable {
+public final class ElasticMq implements BeforeAllCallback, AfterAllCallback {
 
-    private final SQSRestServer server;
-    private final SqsClient client;
+    private SQSRestServer server;
+    private SqsClient client;
 
-    private ElasticMq(SQSRestServer server, SqsClient client) {
-        this.server = server;
-        this.client = client;
-    }
-
-    /** Starts a server on a free port of 127.0.0.1. */
-    public static ElasticMq start() {
-        SQSRestServer server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
         int port = server.waitUntilStarted().localAddress().getPort();
-        SqsClient client = SqsClient.builder().endpointOverride(URI.create("http://127.0.0.1:" + port))
+        client = SqsClient.builder().endpointOverride(URI.create("http://127.0.0.1:" + port))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(UrlConnectionHttpClient.create()).build();
-        return new ElasticMq(server, client);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        client.close();
+        server.stopAndWait();
     }
 
     public SqsClient client() {
@@ -46,11 +51,5 @@ public final class ElasticMq implements AutoCloseable {
         return client.createQueue(b -> b.queueName(name + ".fifo").attributes(Map.of(
                 QueueAttributeName.FIFO_QUEUE, "true",
                 QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false"))).queueUrl();
-    }
-
-    @Override
-    public void close() {
-        client.close();
-        server.stopAndWait();
     }
 }

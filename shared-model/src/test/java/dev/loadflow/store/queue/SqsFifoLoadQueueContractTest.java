@@ -1,8 +1,7 @@
 package dev.loadflow.store.queue;
 
 import dev.loadflow.testing.ElasticMq;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -15,23 +14,14 @@ import java.util.UUID;
  */
 class SqsFifoLoadQueueContractTest extends LoadQueueContract {
 
-    private static ElasticMq sqs;
-
-    @BeforeAll
-    static void startElasticMq() {
-        sqs = ElasticMq.start();
-    }
-
-    @AfterAll
-    static void stopElasticMq() {
-        sqs.close();
-    }
+    @RegisterExtension
+    static final ElasticMq SQS = new ElasticMq();
 
     @Override
     protected LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
-        return new SqsFifoLoadQueue(sqs.client(), sqs.createFifoQueue("load-queue-" + suffix),
-                sqs.createFifoQueue("load-queue-dead-" + suffix),
+        return new SqsFifoLoadQueue(SQS.client(), SQS.createFifoQueue("load-queue-" + suffix),
+                SQS.createFifoQueue("load-queue-dead-" + suffix),
                 visibilityTimeout, clock);
     }
 
