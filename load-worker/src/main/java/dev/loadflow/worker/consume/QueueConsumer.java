@@ -123,7 +123,7 @@ public final class QueueConsumer {
                 failureBackoff = Duration.ofMillis(500);
                 if (received.size() < settings.batchSize() && !settings.linger().isZero()) {
                     // a short batch: let more loads get work before the next receive (fuller batches)
-                    Thread.sleep(settings.linger().toMillis(), settings.linger().toNanosPart() % 1_000_000);
+                    Thread.sleep(settings.linger());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

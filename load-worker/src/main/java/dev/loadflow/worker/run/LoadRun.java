@@ -94,10 +94,11 @@ public final class LoadRun {
     /**
      * Runs several delivered events of different loads together: one read for all their logs
      * and one append for all their decisions, so a busy worker pays two round trips per batch
-     * instead of two per event. Any event that cannot finish in the batch (its policy threw, its
-     * log moved, an entry or action key collided) runs again on its own through
-     * {@link #process}, so every event ends exactly as it would alone. With the load lock on, or
-     * a load twice in the batch, every event runs on its own.
+     * instead of two per event. An event whose policy threw fails alone (its message is given
+     * back); an event whose append cannot go in the batch (its log moved, an entry or action key
+     * collided) runs again on its own through {@link #process}, so every event ends exactly as
+     * it would alone. With the load lock on, or a load twice in the batch, every event runs on
+     * its own.
      *
      * @return one outcome per event, in order; {@link RunResult#FAILED} where the run threw
      */

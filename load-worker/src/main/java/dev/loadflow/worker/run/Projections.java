@@ -1,5 +1,6 @@
 package dev.loadflow.worker.run;
 
+import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.store.eventlog.EventStore;
@@ -52,7 +53,7 @@ public final class Projections {
         for (String loadId : loadIds) {
             LoadState state = known.get(loadId);
             List<RecordedEntry> entries = newer.get(loadId);
-            current.put(loadId, state == null ? LoadState.project(new dev.loadflow.model.log.LoadLog(loadId,
+            current.put(loadId, state == null ? LoadState.project(new LoadLog(loadId,
                     entries.isEmpty() ? 0 : entries.getLast().seq(), entries)) : state.plus(entries));
         }
         remember(current.values());

@@ -124,7 +124,7 @@ public final class DispatchLoop {
                     wakeup.awaitAfter(seen, pollInterval);
                 }
                 if (claimed < batchSize && !linger.isZero()) {
-                    Thread.sleep(linger.toMillis(), linger.toNanosPart() % 1_000_000);
+                    Thread.sleep(linger);
                 }
                 backoff = Duration.ofMillis(500);
             } catch (InterruptedException e) {

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -164,7 +165,7 @@ public final class RowDispatcher {
     private List<Finish> writeDelivered(List<Delivered> group) {
         Set<String> stale;
         try {
-            queue.enqueueAll(group.stream().map(Delivered::outcome).filter(java.util.Objects::nonNull).toList());
+            queue.enqueueAll(group.stream().map(Delivered::outcome).filter(Objects::nonNull).toList());
             stale = outbox.markDispatchedAll(group.stream()
                     .map(d -> new Outbox.Dispatched(d.row().outboxId(), d.row().claimToken(), d.receipt())).toList());
         } catch (RuntimeException e) {
@@ -226,11 +227,12 @@ public final class RowDispatcher {
      * their own and have no outcome). Returns false when the queue could not take it.
      */
     private boolean publish(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
-        if (row.channel().equals("fanout")) {
+        QueueMessage outcome = outcome(row, status, receipt, failure);
+        if (outcome == null) {
             return true;
         }
         try {
-            queue.enqueue(outcome(row, status, receipt, failure));
+            queue.enqueue(outcome);
             return true;
         } catch (RuntimeException e) {
             LOG.errorf("could not publish the %s outcome of %s: %s", status.wire(), row.outboxId(), e.getMessage());

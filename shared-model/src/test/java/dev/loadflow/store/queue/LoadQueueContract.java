@@ -81,6 +81,15 @@ public abstract class LoadQueueContract {
         return queue.receive(max, Duration.ZERO);
     }
 
+    /** Receives until {@code count} messages are in hand, in up to five calls: a backend may hand out fewer than it has. */
+    private List<ReceivedMessage> receiveAtLeast(int count) {
+        List<ReceivedMessage> received = new ArrayList<>();
+        for (int call = 0; call < 5 && received.size() < count; call++) {
+            received.addAll(receiveNow(10));
+        }
+        return received;
+    }
+
     @Test
     final void aMessageIsReceivedOnceAndLeavesTheQueueWhenAcked() {
         String load = newLoadId();
@@ -141,10 +150,7 @@ public abstract class LoadQueueContract {
             queue.enqueue(message(load, "b"));
         }
 
-        List<ReceivedMessage> received = new ArrayList<>();
-        for (int call = 0; call < 5 && received.size() < 3; call++) {
-            received.addAll(receiveNow(10)); // a backend may hand out fewer than it has
-        }
+        List<ReceivedMessage> received = receiveAtLeast(3);
 
         assertThat(received).extracting(ReceivedMessage::loadId).containsExactlyInAnyOrderElementsOf(loads);
         assertThat(received).extracting(ReceivedMessage::messageId).containsOnly("a");
@@ -157,10 +163,7 @@ public abstract class LoadQueueContract {
             queue.enqueue(message(load, "a"));
             queue.enqueue(message(load, "b"));
         }
-        List<ReceivedMessage> received = new ArrayList<>();
-        for (int call = 0; call < 5 && received.size() < 3; call++) {
-            received.addAll(receiveNow(10));
-        }
+        List<ReceivedMessage> received = receiveAtLeast(3);
         List<String> handles = new ArrayList<>(received.stream().map(ReceivedMessage::receiptHandle).toList());
         queue.ack(handles.get(0));
 
@@ -168,10 +171,7 @@ public abstract class LoadQueueContract {
 
         assertThat(acked).as("the one acked before is stale").isEqualTo(2);
         assertThat(queue.stats().depth()).isEqualTo(3);
-        List<ReceivedMessage> next = new ArrayList<>();
-        for (int call = 0; call < 5 && next.size() < 3; call++) {
-            next.addAll(receiveNow(10));
-        }
+        List<ReceivedMessage> next = receiveAtLeast(3);
         assertThat(next).extracting(ReceivedMessage::messageId).containsOnly("b");
         assertThat(next).extracting(ReceivedMessage::loadId).containsExactlyInAnyOrderElementsOf(loads);
     }
