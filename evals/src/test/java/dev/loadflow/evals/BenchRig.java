@@ -16,6 +16,7 @@ import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.timer.PgTimerStore;
@@ -71,10 +72,11 @@ final class BenchRig implements AutoCloseable {
         notifications = PgNotifications.listen(vertx, db.connectOptions(), Duration.ofSeconds(1),
                 PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
         channels = ChannelSimulator.start(0, null);
-        events = new PgEventStore(pool, CLOCK);
+        PgWakeups wakeups = new PgWakeups(pool);
+        events = new PgEventStore(pool, CLOCK, wakeups);
         outbox = new PgOutbox(pool, CLOCK, Duration.ofSeconds(90));
-        queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE));
-        timers = new PgTimerStore(pool, CLOCK, Duration.ofSeconds(30));
+        queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE), wakeups);
+        timers = new PgTimerStore(pool, CLOCK, Duration.ofSeconds(30), wakeups);
     }
 
     static BenchRig start(String name) throws IOException {

@@ -27,6 +27,7 @@ import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgLoadQueue;
@@ -89,7 +90,7 @@ public final class Harness implements AutoCloseable {
 
     /** The default: the PostgreSQL queue in the harness's database. */
     static final QueueFactory POSTGRES_QUEUE = (pool, clock) ->
-            new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal());
+            new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
 
     private Harness(String name, Instant start, QueueFactory queues) throws IOException {
         clock = FakeClock.at(start);
@@ -97,9 +98,9 @@ public final class Harness implements AutoCloseable {
         vertx = Vertx.vertx();
         pool = database.pool(vertx, 8);
         channels = ChannelSimulator.start(0, null);
-        events = new PgEventStore(pool, clock);
+        events = new PgEventStore(pool, clock, Wakeups.NONE);
         outbox = new PgOutbox(pool, clock, LEASE);
-        timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30));
+        timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30), Wakeups.NONE);
         queue = queues.create(pool, clock);
         alerts = new PgOpsAlerts(pool);
         workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());

@@ -37,7 +37,7 @@ class NotReadyUntilMigratedTest {
                 .body("status", is("DOWN"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.status", is("DOWN"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is("none"))
-                .body("checks.find { it.name == 'loadflow-migrations' }.data.pending", is(3));
+                .body("checks.find { it.name == 'loadflow-migrations' }.data.pending", is(4));
         given().when().get("/q/health/live").then().statusCode(200);
     }
 }

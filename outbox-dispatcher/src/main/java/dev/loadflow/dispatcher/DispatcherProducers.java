@@ -17,6 +17,7 @@ import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.processed.ProcessedEvents;
 import dev.loadflow.store.queue.LoadQueue;
@@ -44,9 +45,9 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock) {
+    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups) {
         // the dispatcher only schedules and cancels; the claim lease matters to the pump
-        return new PgTimerStore(pool, clock, Duration.ofSeconds(30));
+        return new PgTimerStore(pool, clock, Duration.ofSeconds(30), wakeups);
     }
 
     @Produces

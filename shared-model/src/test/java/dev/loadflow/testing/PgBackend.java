@@ -1,6 +1,7 @@
 package dev.loadflow.testing;
 
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.PgWakeups;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -21,6 +22,7 @@ public final class PgBackend implements BeforeAllCallback, AfterAllCallback {
     private TestDatabase database;
     private Pool pool;
     private PgNotifications notifications;
+    private PgWakeups wakeups;
 
     public PgBackend(String purpose) {
         this.purpose = purpose;
@@ -33,6 +35,7 @@ public final class PgBackend implements BeforeAllCallback, AfterAllCallback {
         pool = database.pool(vertx, 16);
         notifications = PgNotifications.listen(vertx, database.connectOptions(), Duration.ofSeconds(1),
                 PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
+        wakeups = new PgWakeups(pool);
     }
 
     @Override
@@ -53,5 +56,10 @@ public final class PgBackend implements BeforeAllCallback, AfterAllCallback {
 
     public PgNotifications notifications() {
         return notifications;
+    }
+
+    /** The NOTIFY side: what the stores tell after a commit, heard by {@link #notifications()}. */
+    public PgWakeups wakeups() {
+        return wakeups;
     }
 }

@@ -3,6 +3,7 @@ package dev.loadflow.pump;
 import dev.loadflow.pump.fire.PumpMetrics;
 import dev.loadflow.pump.fire.TimerPump;
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
@@ -20,8 +21,8 @@ public class PumpProducers {
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, PumpConfig config) {
-        return new PgTimerStore(pool, clock, config.claimLease());
+    TimerStore timers(Pool pool, Clock clock, PumpConfig config, Wakeups wakeups) {
+        return new PgTimerStore(pool, clock, config.claimLease(), wakeups);
     }
 
     @Produces

@@ -50,8 +50,8 @@ class QueueConsumerTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        events = new PgEventStore(PG.pool(), clock);
-        queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE));
+        events = new PgEventStore(PG.pool(), clock, PG.wakeups());
+        queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups());
     }
 
     @AfterEach

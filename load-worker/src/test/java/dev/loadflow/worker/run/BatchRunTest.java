@@ -49,7 +49,7 @@ class BatchRunTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        events = new PgEventStore(PG.pool(), clock);
+        events = new PgEventStore(PG.pool(), clock, PG.wakeups());
     }
 
     private static InboundEvent reply(String load, String eventId) {

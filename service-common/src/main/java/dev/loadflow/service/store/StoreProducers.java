@@ -3,6 +3,8 @@ package dev.loadflow.service.store;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.PgWakeups;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
@@ -29,16 +31,24 @@ public class StoreProducers {
 
     @Produces
     @Singleton
-    EventStore eventStore(Pool pool, Clock clock) {
-        return new PgEventStore(pool, clock);
+    EventStore eventStore(Pool pool, Clock clock, Wakeups wakeups) {
+        return new PgEventStore(pool, clock, wakeups);
+    }
+
+    /** NOTIFY after the commit that made the work (never inside it: see {@link PgWakeups}). */
+    @Produces
+    @Singleton
+    Wakeups wakeups(Pool pool) {
+        return new PgWakeups(pool);
     }
 
     /** The load queue {@code loadflow.queue.kind} names: PostgreSQL (default) or SQS FIFO. Nothing else changes. */
     @Produces
     @Singleton
-    LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications) {
+    LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications, Wakeups wakeups) {
         return switch (config.kind()) {
-            case POSTGRES -> new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
+            case POSTGRES -> new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE),
+                    wakeups);
             case SQS -> {
                 QueueConfig.Sqs sqs = config.sqs();
                 String url = sqs.url().orElseThrow(() -> new IllegalStateException(

@@ -22,7 +22,7 @@ public abstract class ServiceHealthContract {
                 .body("checks.name", hasItem("loadflow-migrations"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.status", is("UP"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.data.pending", is(0))
-                .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is("3"))
+                .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is("4"))
                 .body("checks.name", hasItem("Reactive PostgreSQL connections health check"));
     }
 

@@ -6,6 +6,8 @@ import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.pg.Pg;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.Wakeups;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -33,19 +35,30 @@ public final class PgEventStore implements EventStore {
             SELECT seq, kind, recorded_at, body::text AS body
             FROM event_log WHERE load_id = $1 ORDER BY seq""";
 
+    /**
+     * Each load's entries after its version, one index range per load. The LATERAL subquery
+     * (kept apart by its ORDER BY) makes that a nested loop: a plain join let the planner hash
+     * the whole log against the handful of loads, a scan that grew with history.
+     */
     static final String READ_AFTER = """
-            SELECT l.load_id, l.seq, l.kind, l.recorded_at, l.body::text AS body
+            SELECT k.load_id, l.seq, l.kind, l.recorded_at, l.body::text AS body
             FROM unnest($1::text[], $2::bigint[]) AS k(load_id, after)
-            JOIN event_log l ON l.load_id = k.load_id AND l.seq > k.after
-            ORDER BY l.load_id, l.seq""";
+            CROSS JOIN LATERAL (SELECT e.seq, e.kind, e.recorded_at, e.body FROM event_log e
+                                WHERE e.load_id = k.load_id AND e.seq > k.after ORDER BY e.seq) l
+            ORDER BY k.load_id, l.seq""";
 
     static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
     /**
      * $1 recorded_at; $2..$11 one element per entry (its load, the load's expected version, its
      * place in the load's append, ...); $12..$19 one element per outbox row. A load's entries are
-     * inserted only when its log is at the expected version, and its outbox rows only when its
-     * entries were: each load is all or nothing. Returns the loads appended.
+     * inserted only when its log is at the expected version (its last seq), and its outbox rows
+     * only when its entries were: each load is all or nothing. Returns the loads appended.
+     *
+     * <p>The version is read as {@code max(seq)}, one step down the primary key whatever the
+     * statistics say. An {@code EXISTS} on the expected seq was planned, on a table that looked
+     * empty, as a hashed subplan over the whole log, and then as a walk of the load's entries
+     * through the other index: both grew with history.
      */
     static final String APPEND = """
             WITH entries AS (
@@ -56,8 +69,7 @@ public final class PgEventStore implements EventStore {
                 FROM unnest($2::text[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[],
                             $8::timestamptz[], $9::text[], $10::text[], $11::text[])
                      AS e(load_id, version, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
-                WHERE e.version = 0
-                   OR EXISTS (SELECT 1 FROM event_log l WHERE l.load_id = e.load_id AND l.seq = e.version)
+                WHERE e.version = coalesce((SELECT max(l.seq) FROM event_log l WHERE l.load_id = e.load_id), 0)
                 RETURNING load_id),
             appended AS (SELECT DISTINCT load_id FROM entries),
             queued AS (
@@ -74,10 +86,13 @@ public final class PgEventStore implements EventStore {
 
     private final Pool pool;
     private final Clock clock;
+    private final Wakeups wakeups;
 
-    public PgEventStore(Pool pool, Clock clock) {
+    /** @param wakeups told after an append that queued outbox rows commits (the dispatchers' channel) */
+    public PgEventStore(Pool pool, Clock clock, Wakeups wakeups) {
         this.pool = pool;
         this.clock = clock;
+        this.wakeups = wakeups;
     }
 
     @Override
@@ -228,6 +243,9 @@ public final class PgEventStore implements EventStore {
                 .addArrayOfString(rowCorrelations).addArrayOfString(rowCausations);
         Set<String> written = new HashSet<>();
         Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> written.add(row.getString("load_id")));
+        if (m > 0 && !written.isEmpty()) {
+            wakeups.wake(PgNotifications.OUTBOX);
+        }
         return written;
     }
 }

@@ -56,12 +56,18 @@ public final class PgOutbox implements Outbox {
                               claim_token = NULL, claimed_until = NULL
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'""";
 
-    /** MARK_DISPATCHED for many rows: $1 ids, $2 claim tokens, $3 receipts, $4 now. */
+    /**
+     * MARK_DISPATCHED for many rows: $1 ids, $2 claim tokens, $3 receipts, $4 now. The
+     * {@code = ANY($1)} keeps the outbox side to a primary key lookup of those ids whatever join
+     * the planner picks. There is no {@code status = 'pending'}: a claim token is only ever set on
+     * a pending row and every way out of pending clears it, and with that predicate the planner
+     * walked every pending row through {@code outbox_due_idx} instead.
+     */
     static final String MARK_DISPATCHED_ALL = """
             UPDATE outbox o SET status = 'dispatched', receipt = m.receipt, dispatched_at = $4,
                                 claim_token = NULL, claimed_until = NULL
             FROM unnest($1::text[], $2::uuid[], $3::text[]) AS m(outbox_id, claim_token, receipt)
-            WHERE o.outbox_id = m.outbox_id AND o.claim_token = m.claim_token AND o.status = 'pending'
+            WHERE o.outbox_id = ANY($1) AND o.outbox_id = m.outbox_id AND o.claim_token = m.claim_token
             RETURNING o.outbox_id""";
 
     /** $4 NULL parks the row. The failure is kept in outbox_failure in the same statement. */

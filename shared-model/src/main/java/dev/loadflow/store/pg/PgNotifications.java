@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * LISTEN on loadflow's NOTIFY channels (fired by triggers when outbox rows, timers or queue
- * messages are inserted) and turn each notification into a {@link WakeupSignal}. It only
+ * LISTEN on loadflow's NOTIFY channels (sent by {@link PgWakeups} after outbox rows, timers or
+ * queue messages are committed) and turn each notification into a {@link WakeupSignal}. It only
  * shortens waits: every consumer also polls, so a lost connection or notification costs
  * latency, never a message. The subscriber reconnects by itself, firing every signal when it
  * does so that nothing committed while it was away waits a whole poll.

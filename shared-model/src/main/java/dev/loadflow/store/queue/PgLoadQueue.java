@@ -1,6 +1,8 @@
 package dev.loadflow.store.queue;
 
 import dev.loadflow.store.pg.Pg;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.pg.WakeupSignal;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -61,7 +63,11 @@ public final class PgLoadQueue implements LoadQueue {
             LIMIT $2
             FOR UPDATE SKIP LOCKED""";
 
-    /** $1 the locked groups, $2 the end of the visibility timeout. */
+    /**
+     * $1 the locked groups, $2 the end of the visibility timeout. Each join to a table is also
+     * bounded by {@code load_id = ANY($1)}, so it stays an index lookup of those loads whatever
+     * join the planner picks (a backlog of messages is never scanned).
+     */
     static final String DELIVER_HEADS = """
             WITH heads AS (
                 SELECT grp.load_id, head.id
@@ -70,14 +76,14 @@ public final class PgLoadQueue implements LoadQueue {
                                    ORDER BY q.id LIMIT 1) head ON true),
             delivered AS (
                 UPDATE load_queue q SET receipt_handle = gen_random_uuid(), receive_count = q.receive_count + 1
-                FROM heads WHERE q.id = heads.id
+                FROM heads WHERE q.load_id = ANY($1) AND q.id = heads.id
                 RETURNING q.id, q.load_id, q.message_id, q.body, q.receipt_handle, q.receive_count, q.enqueued_at),
             hidden AS (
                 UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = d.receipt_handle
-                FROM delivered d WHERE g.load_id = d.load_id),
+                FROM delivered d WHERE g.load_id = ANY($1) AND g.load_id = d.load_id),
             emptied AS (
                 DELETE FROM load_queue_group g USING heads
-                WHERE g.load_id = heads.load_id AND heads.id IS NULL)
+                WHERE g.load_id = ANY($1) AND g.load_id = heads.load_id AND heads.id IS NULL)
             SELECT id, load_id, message_id, body::text AS body, receipt_handle, receive_count, enqueued_at
             FROM delivered ORDER BY id""";
 
@@ -142,13 +148,15 @@ public final class PgLoadQueue implements LoadQueue {
     private final Clock clock;
     private final Duration visibilityTimeout;
     private final WakeupSignal wakeup;
+    private final Wakeups wakeups;
 
     /**
      * @param visibilityTimeout how long a delivered message stays hidden (longer than a run's deadline)
      * @param wakeup            fired when messages are enqueued (NOTIFY {@code loadflow_queue}); a
      *                          signal nobody fires leaves long polls to poll
+     * @param wakeups           told after an enqueue commits: wakes the consumers' {@code wakeup}
      */
-    public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup) {
+    public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup, Wakeups wakeups) {
         if (visibilityTimeout.isNegative() || visibilityTimeout.isZero()) {
             throw new IllegalArgumentException("the visibility timeout must be positive, got " + visibilityTimeout);
         }
@@ -156,12 +164,17 @@ public final class PgLoadQueue implements LoadQueue {
         this.clock = clock;
         this.visibilityTimeout = visibilityTimeout;
         this.wakeup = wakeup;
+        this.wakeups = wakeups;
     }
 
     @Override
     public boolean enqueue(QueueMessage message) {
-        return Pg.await(pool.preparedQuery(ENQUEUE).execute(Tuple.of(message.loadId(), message.messageId(),
+        boolean queued = Pg.await(pool.preparedQuery(ENQUEUE).execute(Tuple.of(message.loadId(), message.messageId(),
                 message.body(), Pg.at(clock.instant())))).rowCount() == 1;
+        if (queued) {
+            wakeups.wake(PgNotifications.QUEUE);
+        }
+        return queued;
     }
 
     @Override
@@ -174,6 +187,7 @@ public final class PgLoadQueue implements LoadQueue {
                 .addArrayOfString(messages.stream().map(QueueMessage::messageId).toArray(String[]::new))
                 .addArrayOfString(messages.stream().map(QueueMessage::body).toArray(String[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()))));
+        wakeups.wake(PgNotifications.QUEUE);
     }
 
     @Override
@@ -260,12 +274,16 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean redrive(String loadId, String messageId) {
-        return Boolean.TRUE.equals(Pg.await(pool.withTransaction(conn -> conn.preparedQuery(UNPARK)
+        boolean redriven = Boolean.TRUE.equals(Pg.await(pool.withTransaction(conn -> conn.preparedQuery(UNPARK)
                 .execute(Tuple.of(loadId, messageId))
                 .compose(rows -> rows.size() == 0
                         ? Future.succeededFuture(false)
                         : conn.preparedQuery(ENQUEUE).execute(Tuple.of(loadId, messageId,
                                 rows.iterator().next().getString("body"), Pg.at(clock.instant()))).map(true)))));
+        if (redriven) {
+            wakeups.wake(PgNotifications.QUEUE);
+        }
+        return redriven;
     }
 
     @Override

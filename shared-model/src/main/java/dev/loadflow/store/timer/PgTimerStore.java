@@ -2,6 +2,8 @@ package dev.loadflow.store.timer;
 
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.store.pg.Pg;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.Wakeups;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -71,22 +73,32 @@ public final class PgTimerStore implements TimerStore {
     private final Pool pool;
     private final Clock clock;
     private final Duration claimLease;
+    private final Wakeups wakeups;
 
-    /** @param claimLease how long a pump's claim on a due timer holds before another pump may fire it */
-    public PgTimerStore(Pool pool, Clock clock, Duration claimLease) {
+    /**
+     * @param claimLease how long a pump's claim on a due timer holds before another pump may fire it
+     * @param wakeups    told after a schedule commits (the pumps' channel: they look again for the next fire_at)
+     */
+    public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups) {
         if (claimLease.isNegative() || claimLease.isZero()) {
             throw new IllegalArgumentException("the claim lease must be positive, got " + claimLease);
         }
         this.pool = pool;
         this.clock = clock;
         this.claimLease = claimLease;
+        this.wakeups = wakeups;
     }
 
     @Override
     public boolean schedule(Timer timer) {
         TimerId id = timer.timerId();
-        return Pg.await(pool.preparedQuery(SCHEDULE).execute(Tuple.of(id.toString(), id.loadId(), id.askId().toString(),
-                id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()), timer.correlationId()))).rowCount() == 1;
+        boolean scheduled = Pg.await(pool.preparedQuery(SCHEDULE).execute(Tuple.of(id.toString(), id.loadId(),
+                id.askId().toString(), id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()),
+                timer.correlationId()))).rowCount() == 1;
+        if (scheduled) {
+            wakeups.wake(PgNotifications.TIMERS);
+        }
+        return scheduled;
     }
 
     @Override

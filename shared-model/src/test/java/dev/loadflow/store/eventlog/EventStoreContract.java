@@ -336,7 +336,7 @@ public abstract class EventStoreContract {
     }
 
     @Test
-    final void appendAllWithOneStaleLoadWritesNothingAtAll() {
+    final void appendAllSkipsAStaleLoadAndWritesTheOthers() {
         String a = newLoadId();
         String b = newLoadId();
         InboundEvent first = ping(b, "ping_0655", T0);
@@ -345,10 +345,30 @@ public abstract class EventStoreContract {
         InboundEvent pingB = ping(b, "ping_0701", T0);
         List<Action> actionsA = etaAsk(pingA, T0);
 
+        Set<String> notAppended = store.appendAll(List.of(
+                new EventStore.Append(a, List.of(pingA, decision(pingA, T0, actionsA)), 0,
+                        outboxRows(a, actionsA, T0, pingA.eventId())),
+                new EventStore.Append(b, List.of(pingB), 0, List.of())));
+
+        assertThat(notAppended).as("b's log is at 1, not 0").containsExactly(b);
+        assertThat(store.read(a).version()).isEqualTo(2);
+        assertThat(outbox.find(a + "/ask:eta_request:ping_0700/1/send_sms")).isPresent();
+        assertThat(store.read(b).entries()).extracting(e -> e.entry().entryId()).containsExactly("ping_0655");
+    }
+
+    @Test
+    final void appendAllWithAnEntryAlreadyLoggedWritesNothingAtAll() {
+        String a = newLoadId();
+        String b = newLoadId();
+        InboundEvent first = ping(b, "ping_0655", T0);
+        store.append(b, List.of(first), 0, List.of());
+        InboundEvent pingA = ping(a, "ping_0700", T0);
+        List<Action> actionsA = etaAsk(pingA, T0);
+
         assertThatThrownBy(() -> store.appendAll(List.of(
                 new EventStore.Append(a, List.of(pingA, decision(pingA, T0, actionsA)), 0,
                         outboxRows(a, actionsA, T0, pingA.eventId())),
-                new EventStore.Append(b, List.of(pingB), 0, List.of()))))
+                new EventStore.Append(b, List.of(ping(b, "ping_0655", T0)), 1, List.of()))))
                 .isInstanceOf(BatchAppendRejectedException.class);
 
         assertThat(store.read(a).version()).isZero();

@@ -20,7 +20,7 @@ class PgOutboxContractTest extends OutboxContract {
 
     @Override
     protected EventStore eventStore(Clock clock) {
-        return new PgEventStore(PG.pool(), clock);
+        return new PgEventStore(PG.pool(), clock, PG.wakeups());
     }
 
     @Override

@@ -14,7 +14,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
 
     @Override
     protected LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
-        return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE));
+        return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups());
     }
 
     @Override

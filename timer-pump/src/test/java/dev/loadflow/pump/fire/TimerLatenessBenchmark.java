@@ -1,6 +1,7 @@
 package dev.loadflow.pump.fire;
 
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.timer.PgTimerStore;
@@ -51,8 +52,9 @@ class TimerLatenessBenchmark {
                 PgNotifications.TIMERS);
         List<TimerPump> running = new ArrayList<>();
         try {
-            TimerStore timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30));
-            PgLoadQueue queue = new PgLoadQueue(pool, clock, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE));
+            TimerStore timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30), new PgWakeups(pool));
+            PgLoadQueue queue = new PgLoadQueue(pool, clock, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE),
+                    new PgWakeups(pool));
             Instant first = clock.instant().plusSeconds(5);
             Pg.await(pool.preparedQuery("""
                     INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at)

@@ -57,9 +57,9 @@ class TimerPumpTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        timers = new PgTimerStore(PG.pool(), clock, LEASE);
-        queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE));
-        events = new PgEventStore(PG.pool(), clock);
+        timers = new PgTimerStore(PG.pool(), clock, LEASE, PG.wakeups());
+        queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups());
+        events = new PgEventStore(PG.pool(), clock, PG.wakeups());
     }
 
     private TimerPump pump(TimerStore store, LoadQueue to) {

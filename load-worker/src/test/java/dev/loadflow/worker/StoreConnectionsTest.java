@@ -1,0 +1,36 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.store.pg.Pg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.sqlclient.Pool;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The stores' pool connects with the session settings application.properties gives it. */
+@QuarkusTest
+@WithTestResource(PostgresTestResource.class)
+class StoreConnectionsTest {
+
+    @Inject
+    Pool pool;
+
+    @Test
+    void theStoresConnectionsNeverPlanASequentialScan() {
+        String setting = Pg.await(pool.query("SHOW enable_seqscan").execute()).iterator().next().getString(0);
+
+        assertThat(setting).as("a plan made while a table looked empty must not scan it whole as it grows").isEqualTo("off");
+    }
+
+    @Test
+    void aQueryThatCouldScanUsesAnIndexInstead() {
+        StringBuilder plan = new StringBuilder();
+        Pg.await(pool.query("EXPLAIN SELECT * FROM outbox WHERE status = 'dispatched' AND outbox_id > ''").execute())
+                .forEach(row -> plan.append(row.getString(0)).append('\n'));
+
+        assertThat(plan.toString()).as("the outbox is empty here, where a scan is cheapest").doesNotContain("Seq Scan");
+    }
+}
