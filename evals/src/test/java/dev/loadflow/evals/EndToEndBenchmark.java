@@ -16,7 +16,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -109,28 +113,14 @@ class EndToEndBenchmark {
             rig.startWorker();
             rig.startDispatcher();
 
-            // the story of each load: assigned, then a high-risk ping and the driver's reply, again and again
-            List<InboundEvent> story = new ArrayList<>();
-            for (int i = 0; i < eventsPerLoad; i++) {
-                for (int l = 0; l < loads; l++) {
-                    story.add(event("L" + l, i));
-                }
-            }
             Map<String, Long> ingestedAt = new ConcurrentHashMap<>();
             long start = System.nanoTime();
-            long interval = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / rate;
-            for (int i = 0; i < story.size(); i++) {
-                if (interval > 0) {
-                    long due = start + i * interval;
-                    while (System.nanoTime() < due) {
-                        Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
-                    }
-                }
-                InboundEvent e = story.get(i);
-                ingestedAt.put(e.loadId() + "/ask:eta_request:" + e.eventId() + "/1/send_sms", System.nanoTime());
-                rig.queue.enqueue(QueueMessage.of(e));
+            if (rate == 0) {
+                closedLoop(rig, loads, eventsPerLoad, ingestedAt);
+            } else {
+                atFixedRate(rig, loads, eventsPerLoad, rate, ingestedAt);
             }
-            int inbound = story.size();
+            int inbound = loads * eventsPerLoad;
             long rows = (long) loads * (eventsPerLoad - 1) * 2;
             long expectedLog = 2L * (inbound + rows) + preloadedLogRows;
             // done when nothing is queued and nothing is pending: an ack follows its append, and a
@@ -152,6 +142,60 @@ class EndToEndBenchmark {
             System.out.println("   " + figures + "; worker: " + rig.batches());
             return figures;
         }
+    }
+
+    /**
+     * Flat out: every load keeps one event in flight. Its next event is ingested the moment the
+     * previous one's message (the ping's SMS, the reply's Slack post) reaches the simulator, as a
+     * driver answers the SMS, by 8 ingest threads (8 concurrent ingest requests). So the system
+     * runs as fast as it can, and latency is its own, not the length of a backlog the driver
+     * piled up (which grows with the run).
+     */
+    private static void closedLoop(BenchRig rig, int loads, int eventsPerLoad, Map<String, Long> ingestedAt)
+            throws InterruptedException {
+        ExecutorService ingesters = Executors.newFixedThreadPool(8);
+        AtomicIntegerArray next = new AtomicIntegerArray(loads);
+        CountDownLatch messages = new CountDownLatch(loads * (eventsPerLoad - 1));
+        rig.channels.onDelivery(d -> {
+            String load = d.idempotencyKey().substring(0, d.idempotencyKey().indexOf('/'));
+            int i = next.getAndIncrement(Integer.parseInt(load.substring(1)));
+            if (i < eventsPerLoad) {
+                ingesters.execute(() -> ingest(rig, event(load, i), ingestedAt));
+            }
+            messages.countDown();
+        });
+        for (int l = 0; l < loads; l++) {
+            String load = "L" + l;
+            next.set(l, 2);
+            ingesters.execute(() -> {
+                ingest(rig, event(load, 0), ingestedAt); // assigned: no message to wait for
+                ingest(rig, event(load, 1), ingestedAt);
+            });
+        }
+        assertThat(messages.await(10, TimeUnit.MINUTES)).as("every event's message reached the simulator").isTrue();
+        ingesters.shutdown();
+    }
+
+    /** At {@code rate} events per second, load after load: assigned, then pings and replies. */
+    private static void atFixedRate(BenchRig rig, int loads, int eventsPerLoad, int rate, Map<String, Long> ingestedAt)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long interval = TimeUnit.SECONDS.toNanos(1) / rate;
+        int n = 0;
+        for (int i = 0; i < eventsPerLoad; i++) {
+            for (int l = 0; l < loads; l++) {
+                long due = start + n++ * interval;
+                while (System.nanoTime() < due) {
+                    Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
+                }
+                ingest(rig, event("L" + l, i), ingestedAt);
+            }
+        }
+    }
+
+    private static void ingest(BenchRig rig, InboundEvent e, Map<String, Long> ingestedAt) {
+        ingestedAt.put(e.loadId() + "/ask:eta_request:" + e.eventId() + "/1/send_sms", System.nanoTime());
+        rig.queue.enqueue(QueueMessage.of(e));
     }
 
     /** Event {@code i} of a load's story: 0 assigned, odd a high-risk ping, even a reply. */

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The channel services over real HTTP, as loadflow's contract expects them: SMS
@@ -38,6 +39,7 @@ public final class ChannelSimulator implements AutoCloseable {
 
     private final HttpServer server;
     private final PrintStream log;
+    private volatile Consumer<Delivery> listener = delivery -> { };
     private final AtomicInteger sequence = new AtomicInteger();
     private final Map<String, String> receipts = new ConcurrentHashMap<>();
     private final List<Delivery> deliveries = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -100,6 +102,14 @@ public final class ChannelSimulator implements AutoCloseable {
         behaviours.remove(channel);
     }
 
+    /**
+     * Calls {@code listener} with each message as it reaches its recipient (each key once), on
+     * the simulator's thread: keep it short.
+     */
+    public void onDelivery(Consumer<Delivery> listener) {
+        this.listener = listener;
+    }
+
     /** Messages that reached recipients, in order (each key once). */
     public List<Delivery> delivered(String channel) {
         synchronized (deliveries) {
@@ -147,7 +157,9 @@ public final class ChannelSimulator implements AutoCloseable {
             }
             String receipt = receipts.computeIfAbsent(channel + " " + key, k -> {
                 int n = sequence.incrementAndGet();
-                deliveries.add(new Delivery(channel, key, body, n, System.nanoTime()));
+                Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime());
+                deliveries.add(delivery);
+                listener.accept(delivery);
                 if (log != null) {
                     log.printf("  [%s] %s%n         %s%n", channel, key, body);
                 }
