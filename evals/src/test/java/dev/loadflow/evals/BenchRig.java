@@ -17,6 +17,7 @@ import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.timer.PgTimerStore;
@@ -28,6 +29,8 @@ import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Pool;
 
 import java.io.IOException;
@@ -50,6 +53,30 @@ final class BenchRig implements AutoCloseable {
     /** The loops' linger, as in the services (-Dloadflow.bench.linger-ms to compare). */
     static final Duration LINGER = Duration.ofMillis(Long.getLong("loadflow.bench.linger-ms", 5));
 
+    /**
+     * What two of the changes bought, measured by undoing them ({@code -D...=true}): a NOTIFY in
+     * the writing transaction (the V1 triggers) instead of {@link PgWakeups} after the commit, and
+     * sequential scans allowed on the stores' connections.
+     */
+    static final boolean NOTIFY_IN_TRANSACTION = Boolean.getBoolean("loadflow.bench.notify-in-transaction");
+    static final boolean SEQSCAN = Boolean.getBoolean("loadflow.bench.seqscan");
+
+    /** The V1 triggers (dropped in V4): each insert notifies inside its own transaction. */
+    private static final String NOTIFY_TRIGGERS = """
+            CREATE FUNCTION loadflow_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify(TG_ARGV[0], '');
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER outbox_notify AFTER INSERT ON outbox
+                FOR EACH STATEMENT EXECUTE FUNCTION loadflow_notify('loadflow_outbox');
+            CREATE TRIGGER timers_notify AFTER INSERT ON timers
+                FOR EACH STATEMENT EXECUTE FUNCTION loadflow_notify('loadflow_timers');
+            CREATE TRIGGER load_queue_notify AFTER INSERT ON load_queue
+                FOR EACH STATEMENT EXECUTE FUNCTION loadflow_notify('loadflow_queue');
+            """;
+
     final TestDatabase db;
     final Vertx vertx;
     final Pool pool;
@@ -68,11 +95,16 @@ final class BenchRig implements AutoCloseable {
                 "benchmarks run on a real PostgreSQL with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
         db = PostgresServer.get().createDatabase(name);
         vertx = Vertx.vertx();
-        pool = db.pool(vertx, 32);
+        pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(32)).using(vertx)
+                .connectingTo(db.connectOptions().addProperty("enable_seqscan", SEQSCAN ? "on" : "off")).build();
         notifications = PgNotifications.listen(vertx, db.connectOptions(), Duration.ofSeconds(1),
                 PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
         channels = ChannelSimulator.start(0, null);
-        PgWakeups wakeups = new PgWakeups(pool);
+        Wakeups wakeups = new PgWakeups(pool);
+        if (NOTIFY_IN_TRANSACTION) {
+            db.execute(NOTIFY_TRIGGERS);
+            wakeups = Wakeups.NONE;
+        }
         events = new PgEventStore(pool, CLOCK, wakeups);
         outbox = new PgOutbox(pool, CLOCK, Duration.ofSeconds(90));
         queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE), wakeups);
