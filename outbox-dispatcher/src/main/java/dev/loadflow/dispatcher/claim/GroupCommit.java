@@ -18,7 +18,7 @@ import java.util.function.Function;
  * @param <T> what is written
  * @param <R> what each caller learns about its item
  */
-final class GroupCommit<T, R> {
+public final class GroupCommit<T, R> {
 
     /** How a batch is written: one result per item, in order. Throwing fails every item of the batch. */
     private final Function<List<T>, List<R>> write;
@@ -26,7 +26,7 @@ final class GroupCommit<T, R> {
     private final ArrayDeque<Pending<T, R>> pending = new ArrayDeque<>();
     private boolean writing;
 
-    GroupCommit(Function<List<T>, List<R>> write, int maxBatch) {
+    public GroupCommit(Function<List<T>, List<R>> write, int maxBatch) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
         }
@@ -39,7 +39,7 @@ final class GroupCommit<T, R> {
      *
      * @throws RuntimeException what the write of its batch threw
      */
-    R submit(T item) {
+    public R submit(T item) {
         Pending<T, R> mine = new Pending<>(item);
         boolean lead;
         synchronized (this) {

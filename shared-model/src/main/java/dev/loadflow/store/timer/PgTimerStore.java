@@ -12,10 +12,15 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@link TimerStore} on PostgreSQL. Due timers are claimed in one statement with
@@ -38,6 +43,29 @@ public final class PgTimerStore implements TimerStore {
             VALUES ($1, $2, $3, $4, $5, 'cancelled', $5, $5)
             ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = $5, claimed_until = NULL
                 WHERE timers.status = 'scheduled'""";
+
+    /**
+     * SCHEDULE for many: rows inserted in timer id order, so two of these never wait on each
+     * other's keys in opposite orders. Returns the ids created.
+     */
+    static final String SCHEDULE_ALL = """
+            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id)
+            SELECT t.timer_id, t.load_id, t.ask_id, t.attempt, t.fire_at, 'scheduled', $7, t.correlation_id
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::text[])
+                 AS t(timer_id, load_id, ask_id, attempt, fire_at, correlation_id)
+            ORDER BY t.timer_id
+            ON CONFLICT (timer_id) DO NOTHING
+            RETURNING timer_id""";
+
+    /** CANCEL for many distinct ids, in timer id order. Returns the ids cancelled (or tombstoned). */
+    static final String CANCEL_ALL = """
+            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
+            SELECT c.timer_id, c.load_id, c.ask_id, c.attempt, $5, 'cancelled', $5, $5
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS c(timer_id, load_id, ask_id, attempt)
+            ORDER BY c.timer_id
+            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = $5, claimed_until = NULL
+                WHERE timers.status = 'scheduled'
+            RETURNING timer_id""";
 
     /** MATERIALIZED: the locking subquery runs once, so a claim never takes more than its limit (see PgOutbox.CLAIM). */
     static final String CLAIM_DUE = """
@@ -99,6 +127,48 @@ public final class PgTimerStore implements TimerStore {
             wakeups.wake(PgNotifications.TIMERS);
         }
         return scheduled;
+    }
+
+    @Override
+    public Set<TimerId> scheduleAll(List<Timer> batch) {
+        if (batch.isEmpty()) {
+            return Set.of();
+        }
+        Map<String, TimerId> ids = new LinkedHashMap<>();
+        batch.forEach(timer -> ids.put(timer.timerId().toString(), timer.timerId()));
+        Set<TimerId> created = new HashSet<>();
+        Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(Tuple.tuple()
+                .addArrayOfString(batch.stream().map(t -> t.timerId().toString()).toArray(String[]::new))
+                .addArrayOfString(batch.stream().map(t -> t.timerId().loadId()).toArray(String[]::new))
+                .addArrayOfString(batch.stream().map(t -> t.timerId().askId().toString()).toArray(String[]::new))
+                .addArrayOfInteger(batch.stream().map(t -> t.timerId().attempt()).toArray(Integer[]::new))
+                .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
+                .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
+                .addOffsetDateTime(Pg.at(clock.instant()))))
+                .forEach(row -> created.add(ids.get(row.getString("timer_id"))));
+        if (!created.isEmpty()) {
+            wakeups.wake(PgNotifications.TIMERS);
+        }
+        return created;
+    }
+
+    @Override
+    public Set<TimerId> cancelAll(List<TimerId> timerIds, Instant now) {
+        List<TimerId> distinct = timerIds.stream().distinct().toList(); // one statement may not update a row twice
+        if (distinct.isEmpty()) {
+            return Set.of();
+        }
+        Map<String, TimerId> ids = new LinkedHashMap<>();
+        distinct.forEach(id -> ids.put(id.toString(), id));
+        Set<TimerId> cancelled = new HashSet<>();
+        Pg.await(pool.preparedQuery(CANCEL_ALL).execute(Tuple.tuple()
+                .addArrayOfString(distinct.stream().map(TimerId::toString).toArray(String[]::new))
+                .addArrayOfString(distinct.stream().map(TimerId::loadId).toArray(String[]::new))
+                .addArrayOfString(distinct.stream().map(id -> id.askId().toString()).toArray(String[]::new))
+                .addArrayOfInteger(distinct.stream().map(TimerId::attempt).toArray(Integer[]::new))
+                .addOffsetDateTime(Pg.at(now))))
+                .forEach(row -> cancelled.add(ids.get(row.getString("timer_id"))));
+        return cancelled;
     }
 
     @Override

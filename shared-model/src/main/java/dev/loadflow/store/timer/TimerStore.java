@@ -3,8 +3,10 @@ package dev.loadflow.store.timer;
 import dev.loadflow.model.id.TimerId;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Durable timers. Every transition is idempotent, so the dispatcher (which applies
@@ -29,6 +31,34 @@ public interface TimerStore {
      * timer (or a new tombstone) was cancelled by this call.
      */
     boolean cancel(TimerId timerId, Instant now);
+
+    /**
+     * {@link #schedule} for many timers at once (one statement where the store can). Returns the
+     * ids of the timers this call created; a repeated id is created at most once.
+     */
+    default Set<TimerId> scheduleAll(List<Timer> timers) {
+        Set<TimerId> created = new HashSet<>();
+        for (Timer timer : timers) {
+            if (schedule(timer)) {
+                created.add(timer.timerId());
+            }
+        }
+        return created;
+    }
+
+    /**
+     * {@link #cancel} for many timers at once (one statement where the store can). Returns the
+     * ids this call cancelled (or left a tombstone for); a repeated id counts once.
+     */
+    default Set<TimerId> cancelAll(List<TimerId> timerIds, Instant now) {
+        Set<TimerId> cancelled = new HashSet<>();
+        for (TimerId id : timerIds) {
+            if (cancel(id, now)) {
+                cancelled.add(id);
+            }
+        }
+        return cancelled;
+    }
 
     /** Claims up to {@code limit} scheduled timers with {@code fire_at <= now}, earliest first. */
     List<Timer> due(Instant now, int limit);

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The {@link TimerStore} contract (ADR 0003 "Durable timers through the same pipeline"):
@@ -61,6 +63,46 @@ public abstract class TimerStoreContract {
             assertThat(t.createdAt()).isEqualTo(T0);
             assertThat(t.correlationId()).isEqualTo("c-1");
         });
+    }
+
+    @Test
+    final void scheduleAllCreatesEachNewTimerOnceAndKeepsTheFirstFireAt() {
+        String load = newLoadId();
+        timers.schedule(Timer.schedule(timerId(load, 1), T0.plusSeconds(10), "c-1"));
+
+        Set<TimerId> created = timers.scheduleAll(List.of(
+                Timer.schedule(timerId(load, 1), T0.plusSeconds(99), "c-1"),
+                Timer.schedule(timerId(load, 2), T0.plusSeconds(20), "c-2"),
+                Timer.schedule(timerId(load, 3), T0.plusSeconds(30), null),
+                Timer.schedule(timerId(load, 3), T0.plusSeconds(31), null)));
+
+        assertThat(created).as("1 existed; 3 twice in one batch is created once")
+                .containsExactlyInAnyOrder(timerId(load, 2), timerId(load, 3));
+        assertThat(timers.forLoad(load)).extracting(Timer::timerId, Timer::fireAt, Timer::correlationId).containsExactly(
+                tuple(timerId(load, 1), T0.plusSeconds(10), "c-1"),
+                tuple(timerId(load, 2), T0.plusSeconds(20), "c-2"),
+                tuple(timerId(load, 3), T0.plusSeconds(30), null));
+        assertThat(timers.scheduleAll(List.of())).isEmpty();
+    }
+
+    @Test
+    final void cancelAllCancelsScheduledTimersLeavesTombstonesAndSkipsFiredOnes() {
+        String load = newLoadId();
+        timers.schedule(Timer.schedule(timerId(load, 1), T0.plusSeconds(10), null));
+        timers.schedule(Timer.schedule(timerId(load, 2), T0.plusSeconds(10), null));
+        timers.due(T0.plusSeconds(10), 10);
+        timers.markFired(timerId(load, 2), T0.plusSeconds(10));
+
+        Set<TimerId> cancelled = timers.cancelAll(List.of(timerId(load, 1), timerId(load, 2), timerId(load, 3),
+                timerId(load, 3)), T0.plusSeconds(11));
+
+        assertThat(cancelled).as("2 had fired; 3 was unknown and gets a tombstone, once")
+                .containsExactlyInAnyOrder(timerId(load, 1), timerId(load, 3));
+        assertThat(timers.find(timerId(load, 1)).orElseThrow().status()).isEqualTo(TimerStatus.CANCELLED);
+        assertThat(timers.find(timerId(load, 2)).orElseThrow().status()).isEqualTo(TimerStatus.FIRED);
+        assertThat(timers.schedule(Timer.schedule(timerId(load, 3), T0.plusSeconds(60), null)))
+                .as("the late schedule of a cancelled timer does nothing").isFalse();
+        assertThat(timers.due(T0.plusSeconds(120), 10)).isEmpty();
     }
 
     @Test
