@@ -7,12 +7,13 @@ import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
+import org.pcollections.HashTreePSet;
+import org.pcollections.MapPSet;
+import org.pcollections.OrderedPMap;
+import org.pcollections.OrderedPSet;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,16 +23,29 @@ import java.util.Set;
  * The state of one load, projected from its log and nothing else: who it belongs to, its
  * stage, its open asks with their step, the outcomes of its actions, and the events already
  * processed. {@code version} is the log version it was projected from.
+ *
+ * <p>The collections are persistent (pcollections): {@link #plus} shares everything it does
+ * not change with the state it starts from, so folding a few new entries into a load with a
+ * long history costs the few entries, not a copy of the history (a copy made a busy load's
+ * every run slower than the last). The maps and the closed asks keep insertion order.
  */
 public record LoadState(String loadId, long version, String clientId, String driverPhone, String stage,
                         Map<String, OpenAsk> openAsks, Set<String> closedAsks,
                         Map<String, List<OutcomeStatus>> outcomes, Set<String> processedEventIds) {
 
     public LoadState {
-        openAsks = Collections.unmodifiableMap(new LinkedHashMap<>(openAsks));
-        closedAsks = Collections.unmodifiableSet(new LinkedHashSet<>(closedAsks));
-        outcomes = Collections.unmodifiableMap(new LinkedHashMap<>(outcomes));
-        processedEventIds = Collections.unmodifiableSet(new LinkedHashSet<>(processedEventIds));
+        openAsks = openAsks instanceof OrderedPMap<String, OpenAsk> p ? p : OrderedPMap.from(openAsks);
+        closedAsks = closedAsks instanceof OrderedPSet<String> p ? p : OrderedPSet.from(closedAsks);
+        outcomes = outcomes instanceof OrderedPMap<String, List<OutcomeStatus>> p ? p : copyOf(outcomes);
+        processedEventIds = processedEventIds instanceof MapPSet<String> p ? p : HashTreePSet.from(processedEventIds);
+    }
+
+    private static OrderedPMap<String, List<OutcomeStatus>> copyOf(Map<String, List<OutcomeStatus>> outcomes) {
+        OrderedPMap<String, List<OutcomeStatus>> copy = OrderedPMap.empty();
+        for (Map.Entry<String, List<OutcomeStatus>> e : outcomes.entrySet()) {
+            copy = copy.plus(e.getKey(), List.copyOf(e.getValue()));
+        }
+        return copy;
     }
 
     /** Folds a whole log into state, entry by entry, in log order. */
@@ -89,37 +103,41 @@ public record LoadState(String loadId, long version, String clientId, String dri
         private String clientId;
         private String driverPhone;
         private String stage;
-        private final Map<String, OpenAsk> open = new LinkedHashMap<>();
-        private final Set<String> closed = new LinkedHashSet<>();
-        private final Map<String, List<OutcomeStatus>> outcomes = new LinkedHashMap<>();
-        private final Set<String> processed = new LinkedHashSet<>();
+        private OrderedPMap<String, OpenAsk> open;
+        private OrderedPSet<String> closed;
+        private OrderedPMap<String, List<OutcomeStatus>> outcomes;
+        private MapPSet<String> processed;
 
         Fold(String loadId) {
             this.loadId = loadId;
+            this.open = OrderedPMap.empty();
+            this.closed = OrderedPSet.empty();
+            this.outcomes = OrderedPMap.empty();
+            this.processed = HashTreePSet.empty();
         }
 
-        /** Carries on from {@code state}. */
+        /** Carries on from {@code state}, sharing its collections (the record holds persistent ones). */
         Fold(LoadState state) {
             this.loadId = state.loadId();
             this.clientId = state.clientId();
             this.driverPhone = state.driverPhone();
             this.stage = state.stage();
-            open.putAll(state.openAsks());
-            closed.addAll(state.closedAsks());
-            state.outcomes().forEach((id, statuses) -> outcomes.put(id, new ArrayList<>(statuses)));
-            processed.addAll(state.processedEventIds());
+            this.open = (OrderedPMap<String, OpenAsk>) state.openAsks();
+            this.closed = (OrderedPSet<String>) state.closedAsks();
+            this.outcomes = (OrderedPMap<String, List<OutcomeStatus>>) state.outcomes();
+            this.processed = (MapPSet<String>) state.processedEventIds();
         }
 
         void apply(InboundEvent event) {
-            processed.add(event.eventId());
+            processed = processed.plus(event.eventId());
             switch (event.payload()) {
                 case EventPayload.LoadAssigned assigned -> {
                     clientId = assigned.clientId();
                     driverPhone = assigned.driverPhone();
                     stage = assigned.stage();
                 }
-                case EventPayload.ActionOutcome outcome ->
-                        outcomes.computeIfAbsent(outcome.outboxId(), k -> new ArrayList<>()).add(outcome.status());
+                case EventPayload.ActionOutcome outcome -> outcomes = outcomes.plus(outcome.outboxId(),
+                        appended(outcomes.get(outcome.outboxId()), outcome.status()));
                 case EventPayload.LocationPing ping -> { }
                 case EventPayload.InboundSms sms -> { }
                 case EventPayload.TimerFired fired -> { }
@@ -139,8 +157,8 @@ public record LoadState(String loadId, long version, String clientId, String dri
                 }
             }
             for (String askId : decision.closedAsks()) {
-                open.remove(askId);
-                closed.add(askId);
+                open = open.minus(askId);
+                closed = closed.plus(askId);
             }
         }
 
@@ -150,12 +168,19 @@ public record LoadState(String loadId, long version, String clientId, String dri
             }
             OpenAsk current = open.get(askId);
             if (current == null) {
-                open.put(askId, new OpenAsk(dev.loadflow.model.id.AskId.parse(askId), attempt, timer, at, at));
+                open = open.plus(askId, new OpenAsk(dev.loadflow.model.id.AskId.parse(askId), attempt, timer, at, at));
             } else if (attempt > current.step()) {
-                open.put(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), at));
+                open = open.plus(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), at));
             } else if (attempt == current.step() && timer != null) {
-                open.put(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), current.stepTakenAt()));
+                open = open.plus(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), current.stepTakenAt()));
             }
+        }
+
+        /** A row's outcomes so far and one more (a row has a handful at most). */
+        private static List<OutcomeStatus> appended(List<OutcomeStatus> so, OutcomeStatus status) {
+            List<OutcomeStatus> all = new ArrayList<>(so == null ? List.of() : so);
+            all.add(status);
+            return List.copyOf(all);
         }
 
         LoadState state(long version) {
