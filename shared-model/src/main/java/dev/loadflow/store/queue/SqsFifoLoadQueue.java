@@ -2,10 +2,14 @@ package dev.loadflow.store.queue;
 
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -42,6 +46,7 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     static final String ENQUEUED_AT = "loadflow-enqueued-at";
     private static final int MAX_DEDUPLICATION_ID = 128;
     private static final Duration MAX_LONG_POLL = Duration.ofSeconds(20);
+    private static final int MAX_BATCH = 10;
 
     private final SqsClient sqs;
     private final String queueUrl;
@@ -69,9 +74,34 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(message.body())
                 .messageGroupId(message.loadId())
                 .messageDeduplicationId(deduplicationId(message.loadId(), message.messageId()))
-                .messageAttributes(Map.of(MESSAGE_ID, text(message.messageId()),
-                        ENQUEUED_AT, text(clock.instant().toString()))));
+                .messageAttributes(attributes(message)));
         return true;
+    }
+
+    /**
+     * {@code SendMessageBatch}, ten messages a call (SQS's limit). A FIFO queue keeps a batch's
+     * order within each message group.
+     *
+     * @throws SqsBatchException an entry SQS refused; the entries before it were queued
+     */
+    @Override
+    public void enqueueAll(List<QueueMessage> messages) {
+        for (List<QueueMessage> chunk : chunks(messages)) {
+            List<SendMessageBatchRequestEntry> entries = new ArrayList<>(chunk.size());
+            for (int i = 0; i < chunk.size(); i++) {
+                QueueMessage message = chunk.get(i);
+                entries.add(SendMessageBatchRequestEntry.builder().id(Integer.toString(i)).messageBody(message.body())
+                        .messageGroupId(message.loadId())
+                        .messageDeduplicationId(deduplicationId(message.loadId(), message.messageId()))
+                        .messageAttributes(attributes(message)).build());
+            }
+            SendMessageBatchResponse response = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(entries));
+            if (!response.failed().isEmpty()) {
+                BatchResultErrorEntry failed = response.failed().getFirst();
+                throw new SqsBatchException("SQS refused message " + chunk.get(Integer.parseInt(failed.id())).messageId()
+                        + ": " + failed.code() + " " + failed.message());
+            }
+        }
     }
 
     /**
@@ -111,15 +141,28 @@ public final class SqsFifoLoadQueue implements LoadQueue {
 
     @Override
     public boolean ack(String receiptHandle) {
-        if (inFlight.remove(receiptHandle) == null) {
-            return false;
+        return inFlight.remove(receiptHandle) != null && deleteQuietly(receiptHandle);
+    }
+
+    /** {@code DeleteMessageBatch}, ten handles a call; a handle SQS refuses (stale) is not counted. */
+    @Override
+    public int ackAll(List<String> receiptHandles) {
+        List<String> known = receiptHandles.stream().filter(handle -> inFlight.remove(handle) != null).toList();
+        int acked = 0;
+        for (List<String> chunk : chunks(known)) {
+            List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(chunk.size());
+            for (int i = 0; i < chunk.size(); i++) {
+                entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i)).receiptHandle(chunk.get(i)).build());
+            }
+            try {
+                acked += sqs.deleteMessageBatch(b -> b.queueUrl(queueUrl).entries(entries)).successful().size();
+            } catch (SdkException e) {
+                for (String handle : chunk) { // the batch as a whole was refused: one by one, as ack does
+                    acked += deleteQuietly(handle) ? 1 : 0;
+                }
+            }
         }
-        try {
-            sqs.deleteMessage(b -> b.queueUrl(queueUrl).receiptHandle(receiptHandle));
-            return true;
-        } catch (SdkException stale) {
-            return false;
-        }
+        return acked;
     }
 
     @Override
@@ -235,6 +278,28 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private Map<String, MessageAttributeValue> attributes(QueueMessage message) {
+        return Map.of(MESSAGE_ID, text(message.messageId()), ENQUEUED_AT, text(clock.instant().toString()));
+    }
+
+    private boolean deleteQuietly(String receiptHandle) {
+        try {
+            sqs.deleteMessage(b -> b.queueUrl(queueUrl).receiptHandle(receiptHandle));
+            return true;
+        } catch (SdkException stale) {
+            return false;
+        }
+    }
+
+    /** SQS takes at most ten entries per batch call. */
+    private static <T> List<List<T>> chunks(List<T> items) {
+        List<List<T>> chunks = new ArrayList<>();
+        for (int from = 0; from < items.size(); from += MAX_BATCH) {
+            chunks.add(items.subList(from, Math.min(items.size(), from + MAX_BATCH)));
+        }
+        return chunks;
     }
 
     private static MessageAttributeValue text(String value) {
