@@ -87,13 +87,18 @@ public final class PgLoadQueue implements LoadQueue {
             SELECT id, load_id, message_id, body::text AS body, receipt_handle, receive_count, enqueued_at
             FROM delivered ORDER BY id""";
 
+    /**
+     * Returns, per acked message, whether its load has more queued (its group is now visible with
+     * work): a scalar subquery on the head index, never an EXISTS that could be hashed.
+     */
     static final String ACK = """
             WITH grp AS (
                 UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
                 WHERE in_flight_handle = $1
                 RETURNING load_id)
             DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.receipt_handle = $1""";
+            WHERE q.load_id = grp.load_id AND q.receipt_handle = $1
+            RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
     /**
      * ACK for many handles: each group's in-flight handle is one of them, and so is its head's.
@@ -109,7 +114,8 @@ public final class PgLoadQueue implements LoadQueue {
                 FROM locked WHERE g.load_id = locked.load_id AND g.in_flight_handle = ANY($1)
                 RETURNING g.load_id)
             DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.receipt_handle = ANY($1)""";
+            WHERE q.load_id = grp.load_id AND q.receipt_handle = ANY($1)
+            RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
     /** Moves the in-flight message to load_queue_dead and frees its group, group lock first. */
     static final String PARK = """
@@ -230,7 +236,8 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean ack(String receiptHandle) {
-        return update(ACK, receiptHandle, clock.instant());
+        java.util.UUID handle = handle(receiptHandle);
+        return handle != null && acked(Pg.await(pool.preparedQuery(ACK).execute(Tuple.of(handle, Pg.at(clock.instant()))))) == 1;
     }
 
     @Override
@@ -240,8 +247,24 @@ public final class PgLoadQueue implements LoadQueue {
         if (handles.length == 0) {
             return 0;
         }
-        return Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple().addArrayOfUUID(handles)
-                .addOffsetDateTime(Pg.at(clock.instant())))).rowCount();
+        return acked(Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple().addArrayOfUUID(handles)
+                .addOffsetDateTime(Pg.at(clock.instant())))));
+    }
+
+    /**
+     * How many messages an ack deleted. When one of their loads has more queued, its group is
+     * visible with work now: this instance's own long polls are woken at once. No NOTIFY goes
+     * out for an ack, so without this a poll would sleep until its next look (up to 200 ms).
+     */
+    private int acked(RowSet<Row> rows) {
+        boolean more = false;
+        for (Row row : rows) {
+            more |= row.getBoolean("more");
+        }
+        if (more) {
+            wakeup.fire();
+        }
+        return rows.rowCount();
     }
 
     @Override

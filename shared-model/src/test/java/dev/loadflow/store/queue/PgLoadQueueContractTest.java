@@ -1,11 +1,20 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static org.assertj.core.api.Assertions.assertThat;
 
 class PgLoadQueueContractTest extends LoadQueueContract {
 
@@ -20,5 +29,32 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Override
     protected void reset() {
         PG.database().truncateAll();
+    }
+
+    /**
+     * No NOTIFY goes out for an ack, yet an ack can make a load's next message visible: this
+     * instance's waiting long polls are woken at once instead of at their next look. (The signal
+     * here is wired to nothing else, so only the queue itself can fire it.)
+     */
+    @Test
+    void anAckThatLeavesALoadMoreWorkWakesTheLongPollsOfThisInstance() {
+        WakeupSignal wakeup = new WakeupSignal();
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), FakeClock.at(Instant.parse("2026-11-30T07:00:00Z")),
+                Duration.ofMinutes(5), wakeup, Wakeups.NONE);
+        String busy = newLoadId();
+        String single = newLoadId();
+        queue.enqueueAll(List.of(new QueueMessage(busy, "m1", "{}"), new QueueMessage(busy, "m2", "{}"),
+                new QueueMessage(single, "s1", "{}")));
+        List<ReceivedMessage> first = queue.receive(10, Duration.ZERO);
+        ReceivedMessage m1 = first.stream().filter(m -> m.loadId().equals(busy)).findFirst().orElseThrow();
+        ReceivedMessage s1 = first.stream().filter(m -> m.loadId().equals(single)).findFirst().orElseThrow();
+
+        long seen = wakeup.generation();
+        assertThat(queue.ack(s1.receiptHandle())).isTrue();
+        assertThat(wakeup.generation()).as("nothing more for that load: nobody to wake").isEqualTo(seen);
+
+        assertThat(queue.ackAll(List.of(m1.receiptHandle()))).isEqualTo(1);
+        assertThat(wakeup.generation()).as("m2 is visible now").isGreaterThan(seen);
+        assertThat(queue.receive(10, Duration.ZERO)).extracting(ReceivedMessage::messageId).containsExactly("m2");
     }
 }
