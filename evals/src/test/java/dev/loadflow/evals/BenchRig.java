@@ -61,21 +61,16 @@ final class BenchRig implements AutoCloseable {
     static final boolean NOTIFY_IN_TRANSACTION = Boolean.getBoolean("loadflow.bench.notify-in-transaction");
     static final boolean SEQSCAN = Boolean.getBoolean("loadflow.bench.seqscan");
 
-    /** The V1 triggers (dropped in V4): each insert notifies inside its own transaction. */
-    private static final String NOTIFY_TRIGGERS = """
-            CREATE FUNCTION loadflow_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM pg_notify(TG_ARGV[0], '');
-                RETURN NULL;
-            END
-            $$;
-            CREATE TRIGGER outbox_notify AFTER INSERT ON outbox
-                FOR EACH STATEMENT EXECUTE FUNCTION loadflow_notify('loadflow_outbox');
-            CREATE TRIGGER timers_notify AFTER INSERT ON timers
-                FOR EACH STATEMENT EXECUTE FUNCTION loadflow_notify('loadflow_timers');
-            CREATE TRIGGER load_queue_notify AFTER INSERT ON load_queue
-                FOR EACH STATEMENT EXECUTE FUNCTION loadflow_notify('loadflow_queue');
-            """;
+    /**
+     * The V1 triggers (dropped in V4): each insert notifies inside its own transaction. Taken
+     * from V1 itself, where they end the file (an applied migration never changes).
+     */
+    private static String notifyTriggers() throws IOException {
+        try (var in = BenchRig.class.getResourceAsStream("/db/migration/V1__loadflow_schema.sql")) {
+            String v1 = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return v1.substring(v1.indexOf("CREATE FUNCTION loadflow_notify()"));
+        }
+    }
 
     final TestDatabase db;
     final Vertx vertx;
@@ -102,7 +97,7 @@ final class BenchRig implements AutoCloseable {
         channels = ChannelSimulator.start(0, null);
         Wakeups wakeups = new PgWakeups(pool);
         if (NOTIFY_IN_TRANSACTION) {
-            db.execute(NOTIFY_TRIGGERS);
+            db.execute(notifyTriggers());
             wakeups = Wakeups.NONE;
         }
         events = new PgEventStore(pool, CLOCK, wakeups);

@@ -16,9 +16,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -134,8 +132,6 @@ public final class PgTimerStore implements TimerStore {
         if (batch.isEmpty()) {
             return Set.of();
         }
-        Map<String, TimerId> ids = new LinkedHashMap<>();
-        batch.forEach(timer -> ids.put(timer.timerId().toString(), timer.timerId()));
         Set<TimerId> created = new HashSet<>();
         Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(Tuple.tuple()
                 .addArrayOfString(batch.stream().map(t -> t.timerId().toString()).toArray(String[]::new))
@@ -145,7 +141,7 @@ public final class PgTimerStore implements TimerStore {
                 .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
                 .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()))))
-                .forEach(row -> created.add(ids.get(row.getString("timer_id"))));
+                .forEach(row -> created.add(TimerId.parse(row.getString("timer_id"))));
         if (!created.isEmpty()) {
             wakeups.wake(PgNotifications.TIMERS);
         }
@@ -158,8 +154,6 @@ public final class PgTimerStore implements TimerStore {
         if (distinct.isEmpty()) {
             return Set.of();
         }
-        Map<String, TimerId> ids = new LinkedHashMap<>();
-        distinct.forEach(id -> ids.put(id.toString(), id));
         Set<TimerId> cancelled = new HashSet<>();
         Pg.await(pool.preparedQuery(CANCEL_ALL).execute(Tuple.tuple()
                 .addArrayOfString(distinct.stream().map(TimerId::toString).toArray(String[]::new))
@@ -167,7 +161,7 @@ public final class PgTimerStore implements TimerStore {
                 .addArrayOfString(distinct.stream().map(id -> id.askId().toString()).toArray(String[]::new))
                 .addArrayOfInteger(distinct.stream().map(TimerId::attempt).toArray(Integer[]::new))
                 .addOffsetDateTime(Pg.at(now))))
-                .forEach(row -> cancelled.add(ids.get(row.getString("timer_id"))));
+                .forEach(row -> cancelled.add(TimerId.parse(row.getString("timer_id"))));
         return cancelled;
     }
 
