@@ -115,7 +115,7 @@ final class BenchRig implements AutoCloseable {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
         QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8, Integer.getInteger("loadflow.bench.batch-size", 16), LINGER,
-                Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10));
+                Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10), CLOCK);
         consumer.start();
         consumers.add(consumer);
     }

@@ -54,7 +54,7 @@ public class WorkerProducers {
     @Produces
     @Singleton
     QueueConsumer consumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, WorkerConfig config,
-                           QueueConfig queueConfig) {
+                           QueueConfig queueConfig, Clock clock) {
         if (config.runDeadline().compareTo(queueConfig.visibilityTimeout()) >= 0) {
             throw new IllegalStateException("loadflow.worker.run-deadline (" + config.runDeadline()
                     + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
@@ -65,6 +65,7 @@ public class WorkerProducers {
                     + config.concurrency() + " and " + config.batchSize());
         }
         return new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(config.concurrency(),
-                config.batchSize(), config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()));
+                config.batchSize(), config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()),
+                clock);
     }
 }

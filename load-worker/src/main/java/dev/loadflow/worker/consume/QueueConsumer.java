@@ -1,6 +1,9 @@
 package dev.loadflow.worker.consume;
 
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.service.loop.Rest;
+import dev.loadflow.service.loop.ServiceLoop;
+import dev.loadflow.service.loop.Waiter;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ReceivedMessage;
 import dev.loadflow.worker.run.LoadRun;
@@ -9,6 +12,7 @@ import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,37 +60,28 @@ public final class QueueConsumer {
     private final ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     private final ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
-    private volatile boolean running;
+    private final ServiceLoop loop;
     private volatile boolean stopping;
-    private volatile long lastLoopNanos = System.nanoTime();
-    private Thread loop;
 
-    public QueueConsumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, Settings settings) {
+    public QueueConsumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, Settings settings, Clock clock) {
         this.queue = queue;
         this.run = run;
         this.metrics = metrics;
         this.settings = settings;
         this.slots = new Semaphore(settings.concurrency());
+        // the receive waits for work itself (a long poll): the loop's own waits are its linger and backoff
+        this.loop = new ServiceLoop("load-queue-consumer", this::pass, Waiter.timeoutsOnly(), clock);
     }
 
-    public synchronized void start() {
-        if (loop != null) {
-            return;
-        }
-        running = true;
-        loop = Thread.ofPlatform().name("load-queue-consumer").daemon().start(this::loop);
+    public void start() {
+        loop.start();
         LOG.infof("consuming the load queue: %d batches at once, up to %d messages each", settings.concurrency(),
                 settings.batchSize());
     }
 
-    /** Whether the loop was started and has not been stopped. */
-    public boolean running() {
-        return running && loop != null && loop.isAlive();
-    }
-
-    /** How long ago the loop last went round: the liveness of the consumer. */
-    public Duration sinceLastLoop() {
-        return Duration.ofNanos(System.nanoTime() - lastLoopNanos);
+    /** The consumer's loop, for its health. */
+    public ServiceLoop loop() {
+        return loop;
     }
 
     /** How many messages are being run right now. */
@@ -94,49 +89,34 @@ public final class QueueConsumer {
         return inFlight.size();
     }
 
-    private void loop() {
-        Duration failureBackoff = Duration.ofMillis(500);
-        while (running) {
-            lastLoopNanos = System.nanoTime();
-            boolean slot = false;
-            try {
-                if (!slots.tryAcquire(settings.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
-                    continue;
-                }
-                slot = true;
-                List<ReceivedMessage> received = queue.receive(settings.batchSize(), settings.pollWait());
-                if (received.isEmpty()) {
-                    slots.release();
-                } else {
-                    metrics.batch(received.size());
-                    received.forEach(message -> inFlight.put(message.receiptHandle(), message));
-                    handlers.submit(() -> {
-                        try {
-                            handle(received);
-                        } finally {
-                            received.forEach(message -> inFlight.remove(message.receiptHandle()));
-                            slots.release();
-                        }
-                    });
-                }
-                slot = false;
-                failureBackoff = Duration.ofMillis(500);
-                if (received.size() < settings.batchSize() && !settings.linger().isZero()) {
-                    // a short batch: let more loads get work before the next receive (fuller batches)
-                    Thread.sleep(settings.linger());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                if (slot) {
-                    slots.release();
-                }
-                LOG.errorf(e, "receiving from the load queue failed; retrying in %s", failureBackoff);
-                sleep(failureBackoff);
-                failureBackoff = min(failureBackoff.multipliedBy(2), Duration.ofSeconds(30));
-            }
+    /** A pass of the loop: with a batch slot free, receive a batch and hand it to a virtual thread. */
+    private Rest pass() throws InterruptedException {
+        if (!slots.tryAcquire(settings.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
+            return Rest.NONE;
         }
+        List<ReceivedMessage> received;
+        try {
+            received = queue.receive(settings.batchSize(), settings.pollWait());
+        } catch (RuntimeException e) {
+            slots.release();
+            throw e;
+        }
+        if (received.isEmpty()) {
+            slots.release();
+        } else {
+            metrics.batch(received.size());
+            received.forEach(message -> inFlight.put(message.receiptHandle(), message));
+            handlers.submit(() -> {
+                try {
+                    handle(received);
+                } finally {
+                    received.forEach(message -> inFlight.remove(message.receiptHandle()));
+                    slots.release();
+                }
+            });
+        }
+        // a short batch: let more loads get work before the next receive (fuller batches)
+        return received.size() < settings.batchSize() ? Rest.linger(settings.linger()) : Rest.NONE;
     }
 
     /** Runs one received batch (one message per load) under the run deadline, then settles each message. */
@@ -252,19 +232,8 @@ public final class QueueConsumer {
      * @return whether every in-flight run finished within the grace period
      */
     public boolean stop(Duration grace) {
-        running = false;
         stopping = true;
-        Thread current;
-        synchronized (this) {
-            current = loop;
-        }
-        if (current != null) {
-            try {
-                current.join(settings.pollWait().toMillis() + 5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loop.stop(settings.pollWait().plusSeconds(5));
         handlers.shutdown();
         boolean finished = awaitTermination(handlers, grace);
         if (!finished) {
@@ -282,14 +251,6 @@ public final class QueueConsumer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -64,7 +64,7 @@ class QueueConsumerTest {
     private QueueConsumer start(DecisionPolicy policy, Duration runDeadline) {
         LoadRun run = new LoadRun(events, policy, clock, LoadLock.NONE, 5, metrics);
         consumer = new QueueConsumer(queue, run, metrics,
-                new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20), 3));
+                new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20), 3), clock);
         consumer.start();
         return consumer;
     }

@@ -1,5 +1,8 @@
 package dev.loadflow.dispatcher.claim;
 
+import dev.loadflow.service.loop.Rest;
+import dev.loadflow.service.loop.ServiceLoop;
+import dev.loadflow.service.loop.Waiter;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.pg.WakeupSignal;
@@ -26,7 +29,6 @@ public final class DispatchLoop {
 
     private final Outbox outbox;
     private final RowDispatcher dispatcher;
-    private final WakeupSignal wakeup;
     private final Clock clock;
     private final int batchSize;
     private final Duration pollInterval;
@@ -34,9 +36,7 @@ public final class DispatchLoop {
     private final Semaphore senders;
     private final int concurrency;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private volatile boolean running;
-    private volatile long lastLoopNanos = System.nanoTime();
-    private Thread loop;
+    private final ServiceLoop loop;
 
     /**
      * @param linger after a claim that came back short of a batch, how long to let more rows come
@@ -46,29 +46,23 @@ public final class DispatchLoop {
                         int concurrency, Duration pollInterval, Duration linger) {
         this.outbox = outbox;
         this.dispatcher = dispatcher;
-        this.wakeup = wakeup;
         this.clock = clock;
         this.batchSize = batchSize;
         this.concurrency = concurrency;
         this.pollInterval = pollInterval;
         this.linger = linger;
         this.senders = new Semaphore(concurrency);
+        this.loop = new ServiceLoop("outbox-dispatch-loop", this::pass, Waiter.on(wakeup), clock);
     }
 
-    public synchronized void start() {
-        if (loop == null) {
-            running = true;
-            loop = Thread.ofPlatform().name("outbox-dispatch-loop").daemon().start(this::loop);
-            LOG.infof("dispatching the outbox with %d concurrent sends", concurrency);
-        }
+    public void start() {
+        loop.start();
+        LOG.infof("dispatching the outbox with %d concurrent sends", concurrency);
     }
 
-    public boolean running() {
-        return running && loop != null && loop.isAlive();
-    }
-
-    public Duration sinceLastLoop() {
-        return Duration.ofNanos(System.nanoTime() - lastLoopNanos);
+    /** The dispatcher's loop, for its health. */
+    public ServiceLoop loop() {
+        return loop;
     }
 
     /** Claims and dispatches one batch; returns how many rows it claimed. For the loop and for tests. */
@@ -113,45 +107,16 @@ public final class DispatchLoop {
         return rows.size();
     }
 
-    private void loop() {
-        Duration backoff = Duration.ofMillis(500);
-        while (running) {
-            lastLoopNanos = System.nanoTime();
-            long seen = wakeup.generation();
-            try {
-                int claimed = dispatchOnce();
-                if (claimed == 0) {
-                    wakeup.awaitAfter(seen, pollInterval);
-                }
-                if (claimed < batchSize && !linger.isZero()) {
-                    Thread.sleep(linger);
-                }
-                backoff = Duration.ofMillis(500);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                LOG.errorf("claiming outbox rows failed (%s); retrying in %s", e.getMessage(), backoff);
-                wakeup.awaitAfter(wakeup.generation(), backoff);
-                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
-            }
-        }
+    /** A pass of the loop: claim and dispatch; nothing claimed, wait for a NOTIFY; short of a batch, linger. */
+    private Rest pass() throws InterruptedException {
+        int claimed = dispatchOnce();
+        Rest rest = claimed == 0 ? Rest.idle(pollInterval) : Rest.NONE;
+        return claimed < batchSize ? rest.thenLinger(linger) : rest;
     }
 
     /** Stops claiming and waits up to {@code grace} for sends in flight (unfinished rows are retried after their lease). */
     public boolean stop(Duration grace) {
-        running = false;
-        Thread current;
-        synchronized (this) {
-            current = loop;
-        }
-        if (current != null) {
-            try {
-                current.join(pollInterval.toMillis() + 5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loop.stop(pollInterval.plusSeconds(5));
         executor.shutdown();
         try {
             return executor.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);

@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.claim;
 
 import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.outbox.Outbox;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,7 +13,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.health.HealthCheck;
-import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 import org.jboss.logging.Logger;
@@ -112,16 +112,13 @@ public class DispatcherLifecycle {
     @Produces
     @Readiness
     HealthCheck dispatching() {
-        return () -> HealthCheckResponse.named("outbox-dispatch-loop")
-                .status(!config.enabled() || loop.running()).withData("enabled", config.enabled()).build();
+        return LoopHealth.started("outbox-dispatch-loop", config.enabled(), loop.loop());
     }
 
     @Produces
     @Liveness
     HealthCheck loopAlive() {
-        Duration limit = config.pollInterval().multipliedBy(10).plusSeconds(30);
-        return () -> HealthCheckResponse.named("outbox-dispatch-loop-alive")
-                .status(!config.enabled() || (loop.running() && loop.sinceLastLoop().compareTo(limit) < 0))
-                .withData("sinceLastLoopMillis", loop.sinceLastLoop().toMillis()).build();
+        return LoopHealth.alive("outbox-dispatch-loop-alive", config.enabled(), loop.loop(),
+                config.pollInterval().multipliedBy(10).plusSeconds(30));
     }
 }

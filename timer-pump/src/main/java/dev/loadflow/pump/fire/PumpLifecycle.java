@@ -1,6 +1,7 @@
 package dev.loadflow.pump.fire;
 
 import dev.loadflow.pump.PumpConfig;
+import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -10,13 +11,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.health.HealthCheck;
-import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 
 /** Starts and stops the pump, reports its health and backlog, prunes finished timers. */
@@ -75,16 +74,12 @@ public class PumpLifecycle {
     @Produces
     @Readiness
     HealthCheck pumping() {
-        return () -> HealthCheckResponse.named("timer-pump")
-                .status(!config.enabled() || pump.running()).withData("enabled", config.enabled()).build();
+        return LoopHealth.started("timer-pump", config.enabled(), pump.loop());
     }
 
     @Produces
     @Liveness
     HealthCheck alive() {
-        Duration limit = config.maxSleep().multipliedBy(2).plusSeconds(30);
-        return () -> HealthCheckResponse.named("timer-pump-loop")
-                .status(!config.enabled() || (pump.running() && pump.sinceLastLoop().compareTo(limit) < 0))
-                .withData("sinceLastLoopMillis", pump.sinceLastLoop().toMillis()).build();
+        return LoopHealth.alive("timer-pump-loop", config.enabled(), pump.loop(), config.maxSleep().multipliedBy(2).plusSeconds(30));
     }
 }

@@ -1,6 +1,9 @@
 package dev.loadflow.pump.fire;
 
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.service.loop.Rest;
+import dev.loadflow.service.loop.ServiceLoop;
+import dev.loadflow.service.loop.Waiter;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
@@ -15,7 +18,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Fires due timers (ADR 0003 "Durable timers through the same pipeline"): claim a batch with
+ * Fires due timers: claim a batch with
  * {@code SKIP LOCKED}, publish {@code TimerFired} with id {@code evt:{timerId}} to the load
  * queue, then mark each fired. A crash between the publish and the mark publishes again once
  * the claim's lease ends; the event store keeps one copy (same event id). Between passes it
@@ -31,23 +34,20 @@ public final class TimerPump {
     private final TimerStore timers;
     private final LoadQueue queue;
     private final Clock clock;
-    private final WakeupSignal wakeup;
     private final int batchSize;
     private final Duration maxSleep;
     private final PumpMetrics metrics;
-    private volatile boolean running;
-    private volatile long lastLoopNanos = System.nanoTime();
-    private Thread loop;
+    private final ServiceLoop loop;
 
     public TimerPump(TimerStore timers, LoadQueue queue, Clock clock, WakeupSignal wakeup, int batchSize,
                      Duration maxSleep, PumpMetrics metrics) {
         this.timers = timers;
         this.queue = queue;
         this.clock = clock;
-        this.wakeup = wakeup;
         this.batchSize = batchSize;
         this.maxSleep = maxSleep;
         this.metrics = metrics;
+        this.loop = new ServiceLoop("timer-pump", this::pass, Waiter.on(wakeup), clock);
     }
 
     /** One pass: fires up to one batch of due timers; returns how many. */
@@ -77,54 +77,23 @@ public final class TimerPump {
         return until.compareTo(maxSleep) < 0 ? until : maxSleep;
     }
 
-    public synchronized void start() {
-        if (loop == null) {
-            running = true;
-            loop = Thread.ofPlatform().name("timer-pump").daemon().start(this::loop);
-            LOG.infof("pumping timers (batches of %d, sleeping at most %s)", batchSize, maxSleep);
-        }
+    /** A pass of the loop: fire a batch; short of a full one, sleep until the next fire_at or a NOTIFY. */
+    private Rest pass() {
+        return pumpOnce() < batchSize ? Rest.idle(sleepAfterPass()) : Rest.NONE;
     }
 
-    private void loop() {
-        Duration backoff = Duration.ofMillis(500);
-        while (running) {
-            lastLoopNanos = System.nanoTime();
-            long seen = wakeup.generation();
-            try {
-                if (pumpOnce() < batchSize) {
-                    wakeup.awaitAfter(seen, sleepAfterPass());
-                }
-                backoff = Duration.ofMillis(500);
-            } catch (RuntimeException e) {
-                LOG.errorf("firing timers failed (%s); retrying in %s", e.getMessage(), backoff);
-                wakeup.awaitAfter(wakeup.generation(), backoff);
-                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : backoff.multipliedBy(2);
-            }
-        }
+    public void start() {
+        loop.start();
+        LOG.infof("pumping timers (batches of %d, sleeping at most %s)", batchSize, maxSleep);
     }
 
-    public boolean running() {
-        return running && loop != null && loop.isAlive();
-    }
-
-    public Duration sinceLastLoop() {
-        return Duration.ofNanos(System.nanoTime() - lastLoopNanos);
+    /** The pump's loop, for its health. */
+    public ServiceLoop loop() {
+        return loop;
     }
 
     /** Stops after the pass in progress; a timer claimed but not fired is fired by another pass after its lease. */
     public void stop() {
-        running = false;
-        wakeup.fire();
-        Thread current;
-        synchronized (this) {
-            current = loop;
-        }
-        if (current != null) {
-            try {
-                current.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loop.stop(Duration.ofSeconds(10));
     }
 }

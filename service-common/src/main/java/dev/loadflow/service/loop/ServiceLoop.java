@@ -1,0 +1,128 @@
+package dev.loadflow.service.loop;
+
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The one shape of loadflow's long-running loops (the worker's receive, the dispatcher's claim,
+ * the pump's fire): run passes on a platform thread until stopped, rest between passes as each
+ * pass asks ({@link Rest}: wait for a wake-up, then linger), back off on failure (500 ms doubling
+ * to 30 s, ended early by a wake-up), and remember when the loop last went round, for liveness.
+ */
+public final class ServiceLoop {
+
+    /** One pass: does the work it finds, and says how to rest before the next pass. */
+    @FunctionalInterface
+    public interface Pass {
+        Rest run() throws InterruptedException;
+    }
+
+    static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final String name;
+    private final Pass pass;
+    private final Waiter waiter;
+    private final Clock clock;
+    private final Logger log;
+    private volatile boolean running;
+    private volatile Instant lastLoop;
+    private volatile Duration backoff = FIRST_BACKOFF;
+    private Thread thread;
+
+    public ServiceLoop(String name, Pass pass, Waiter waiter, Clock clock) {
+        this.name = name;
+        this.pass = pass;
+        this.waiter = waiter;
+        this.clock = clock;
+        this.log = Logger.getLogger(ServiceLoop.class.getName() + "." + name);
+        this.lastLoop = clock.instant();
+    }
+
+    /** Starts the loop's thread; a second call does nothing. */
+    public synchronized void start() {
+        if (thread == null) {
+            running = true;
+            lastLoop = clock.instant();
+            thread = Thread.ofPlatform().name(name).daemon().start(this::loop);
+        }
+    }
+
+    /** Whether the loop was started, has not been stopped, and its thread is alive. */
+    public boolean running() {
+        Thread current = thread;
+        return running && current != null && current.isAlive();
+    }
+
+    /** How long ago the loop last began a pass: the loop's liveness. */
+    public Duration sinceLastLoop() {
+        return Duration.between(lastLoop, clock.instant());
+    }
+
+    /** The wait after the next failure. */
+    Duration nextBackoff() {
+        return backoff;
+    }
+
+    /**
+     * Stops after the pass in progress: ends any rest, and waits up to {@code timeout} for the
+     * thread. Returns whether it ended.
+     */
+    public boolean stop(Duration timeout) {
+        running = false;
+        waiter.wake();
+        Thread current;
+        synchronized (this) {
+            current = thread;
+        }
+        if (current == null) {
+            return true;
+        }
+        try {
+            current.join(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !current.isAlive();
+    }
+
+    private void loop() {
+        while (running) {
+            lastLoop = clock.instant();
+            long mark = waiter.mark();
+            try {
+                Rest rest = pass.run();
+                backoff = FIRST_BACKOFF;
+                if (running && rest.untilWoken().isPositive()) {
+                    waiter.awaitWake(mark, rest.untilWoken());
+                }
+                if (running && rest.linger().isPositive()) {
+                    waiter.pause(rest.linger());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                Duration wait = backoff;
+                backoff = wait.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : wait.multipliedBy(2);
+                if (wait.equals(FIRST_BACKOFF)) {
+                    log.errorf(e, "%s failed; going round again in %s", name, wait);
+                } else {
+                    // the same outage, still: one line, the stack trace was logged at its first failure
+                    log.errorf("%s failed again (%s); going round again in %s", name, e, wait);
+                }
+                try {
+                    if (running) {
+                        waiter.awaitWake(waiter.mark(), wait);
+                    }
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.loadflow.service.loop;
+
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.pg.WakeupSignal;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/** The loop on a waiter the test steps through and a {@link FakeClock}: no test here sleeps. */
+class ServiceLoopTest {
+
+    private final FakeClock clock = FakeClock.at("2026-11-30T07:00:00Z");
+    private final StepWaiter waiter = new StepWaiter();
+    private ServiceLoop loop;
+
+    @AfterEach
+    void stop() {
+        if (loop != null) {
+            loop.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void eachPassRestsAsItAsksWaitingForAWakeUpSinceBeforeThePassThenLingering() throws Exception {
+        loop = new ServiceLoop("test-loop", () -> {
+            waiter.generation.incrementAndGet(); // a NOTIFY that arrives while the pass looks for work
+            return Rest.idle(Duration.ofSeconds(1)).thenLinger(Duration.ofMillis(5));
+        }, waiter, clock);
+        loop.start();
+
+        Wait first = waiter.next();
+        assertThat(first.kind()).isEqualTo("awaitWake");
+        assertThat(first.mark()).as("the mark is read before the pass, so the NOTIFY during it is not missed").isZero();
+        assertThat(first.duration()).isEqualTo(Duration.ofSeconds(1));
+        waiter.release();
+        assertThat(waiter.next()).isEqualTo(new Wait("pause", -1, Duration.ofMillis(5)));
+        waiter.release();
+        assertThat(waiter.next().mark()).as("the next pass reads the mark again").isEqualTo(1);
+    }
+
+    @Test
+    void aPassWithNothingToRestGoesRoundAtOnce() throws Exception {
+        AtomicInteger passes = new AtomicInteger();
+        loop = new ServiceLoop("test-loop", () -> passes.incrementAndGet() < 5 ? Rest.NONE : Rest.idle(Duration.ofSeconds(9)),
+                waiter, clock);
+        loop.start();
+
+        assertThat(waiter.next()).isEqualTo(new Wait("awaitWake", 0, Duration.ofSeconds(9)));
+        assertThat(passes).hasValue(5);
+    }
+
+    @Test
+    void failuresBackOffFromHalfASecondDoublingToThirtySecondsAndASuccessStartsOver() throws Exception {
+        AtomicInteger failuresLeft = new AtomicInteger(8);
+        loop = new ServiceLoop("test-loop", () -> {
+            if (failuresLeft.getAndDecrement() > 0) {
+                throw new IllegalStateException("database unreachable");
+            }
+            failuresLeft.set(1);
+            return Rest.idle(Duration.ofSeconds(3));
+        }, waiter, clock);
+        loop.start();
+
+        List<Duration> backoffs = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            backoffs.add(waiter.next().duration());
+            waiter.release();
+        }
+        assertThat(backoffs).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                Duration.ofSeconds(4), Duration.ofSeconds(8), Duration.ofSeconds(16), Duration.ofSeconds(30),
+                Duration.ofSeconds(30));
+        assertThat(waiter.next().duration()).as("the pass that succeeded rests as it asked").isEqualTo(Duration.ofSeconds(3));
+        waiter.release();
+        assertThat(waiter.next().duration()).as("the next failure starts the backoff over").isEqualTo(Duration.ofMillis(500));
+        assertThat(loop.running()).as("failures never end the loop").isTrue();
+    }
+
+    @Test
+    void livenessIsMeasuredOnTheClockFromTheStartOfThePassInProgress() throws Exception {
+        CountDownLatch stuck = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        loop = new ServiceLoop("test-loop", () -> {
+            entered.countDown();
+            stuck.await();
+            return Rest.NONE;
+        }, waiter, clock);
+        loop.start();
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        var alive = LoopHealth.alive("test-loop-alive", true, loop, Duration.ofMinutes(1));
+        var ready = LoopHealth.started("test-loop", true, loop);
+
+        clock.advance(Duration.ofSeconds(59));
+        assertThat(alive.call().getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        assertThat(loop.sinceLastLoop()).isEqualTo(Duration.ofSeconds(59));
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(alive.call().getStatus()).as("a pass hung for the whole limit").isEqualTo(HealthCheckResponse.Status.DOWN);
+        assertThat(ready.call().getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        stuck.countDown();
+    }
+
+    @Test
+    void aSwitchedOffLoopIsHealthyAndAStoppedOneIsNot() throws Exception {
+        loop = new ServiceLoop("test-loop", () -> Rest.idle(Duration.ofMinutes(1)), waiter, clock);
+        assertThat(LoopHealth.started("off", false, loop).call().getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        assertThat(LoopHealth.started("on", true, loop).call().getStatus()).as("not started")
+                .isEqualTo(HealthCheckResponse.Status.DOWN);
+
+        loop.start();
+        waiter.next();
+        assertThat(loop.stop(Duration.ofSeconds(10))).as("stop ends the wait in progress").isTrue();
+        assertThat(loop.running()).isFalse();
+        assertThat(LoopHealth.alive("on", true, loop, Duration.ofMinutes(1)).call().getStatus())
+                .isEqualTo(HealthCheckResponse.Status.DOWN);
+    }
+
+    @Test
+    void aWaiterOnAWakeupSignalReturnsAtOnceWhenTheSignalFiredSinceTheMark() {
+        WakeupSignal signal = new WakeupSignal();
+        Waiter onSignal = Waiter.on(signal);
+        long mark = onSignal.mark();
+        signal.fire();
+
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> onSignal.awaitWake(mark, Duration.ofHours(1)));
+        assertThat(onSignal.mark()).isNotEqualTo(mark);
+    }
+
+    record Wait(String kind, long mark, Duration duration) {
+    }
+
+    /** Records each wait the loop asks for and holds it until the test releases it (or the loop is stopped). */
+    static final class StepWaiter implements Waiter {
+        final AtomicLong generation = new AtomicLong();
+        private final BlockingQueue<Wait> waits = new LinkedBlockingQueue<>();
+        private final Semaphore go = new Semaphore(0);
+
+        Wait next() throws InterruptedException {
+            Wait wait = waits.poll(10, TimeUnit.SECONDS);
+            assertThat(wait).as("the loop asked for a wait").isNotNull();
+            return wait;
+        }
+
+        void release() {
+            go.release();
+        }
+
+        @Override
+        public long mark() {
+            return generation.get();
+        }
+
+        @Override
+        public void awaitWake(long mark, Duration timeout) throws InterruptedException {
+            waits.add(new Wait("awaitWake", mark, timeout));
+            go.acquire();
+        }
+
+        @Override
+        public void pause(Duration duration) throws InterruptedException {
+            waits.add(new Wait("pause", -1, duration));
+            go.acquire();
+        }
+
+        @Override
+        public void wake() {
+            go.release(1_000);
+        }
+    }
+}
