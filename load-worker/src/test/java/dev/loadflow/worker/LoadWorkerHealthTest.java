@@ -13,6 +13,11 @@ import static org.hamcrest.Matchers.is;
 @WithTestResource(PostgresTestResource.class)
 class LoadWorkerHealthTest extends ServiceHealthContract {
 
+    @Override
+    protected String service() {
+        return "load-worker";
+    }
+
     @Test
     void readyOnlyWithTheQueueConsumerStartedAndLiveWhileItsLoopGoesRound() {
         given().when().get("/q/health/ready")

@@ -13,6 +13,11 @@ import static org.hamcrest.Matchers.is;
 @WithTestResource(PostgresTestResource.class)
 class OutboxDispatcherHealthTest extends ServiceHealthContract {
 
+    @Override
+    protected String service() {
+        return "outbox-dispatcher";
+    }
+
     @Test
     void readyWithTheDispatchLoopRunningAndTheAdminApiClosedWithoutAToken() {
         given().when().get("/q/health/ready")

@@ -17,6 +17,8 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -30,9 +32,10 @@ import static dev.loadflow.dispatcher.Staging.smsId;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * ADR 0003 "Late FAILED next to DELIVERED": a send that outlasts its lease. The second
+ * A late {@code failed} next to {@code delivered}: a send that outlasts its lease. The second
  * dispatcher takes the row over and re-sends with the same key; the first one's late mark is
  * refused and changes nothing; both outcomes are published, with ids that differ by status.
  * The loop is off: the test plays both dispatchers step by step.
@@ -88,9 +91,13 @@ class SlowSendTest {
                 Thread.currentThread().interrupt();
             }
         });
-        Thread.sleep(1_200); // the lease (1 s) ends while the first send is still waiting for its answer
+        // the first send reached the channel and waits for its answer
+        await().atMost(Duration.ofSeconds(10)).until(() -> wiremock.findAll(postRequestedFor(urlEqualTo("/sms/messages"))
+                .withHeader("Idempotency-Key", equalTo(sms))).size() == 1);
 
-        OutboxRow takenOver = outbox.pending(10, clock.instant()).stream()
+        // a second dispatcher claims after the lease (1 s) has ended, while the first send still waits
+        Instant afterTheLease = clock.instant().plus(Duration.ofSeconds(2));
+        OutboxRow takenOver = outbox.pending(10, afterTheLease).stream()
                 .filter(r -> r.outboxId().equals(sms)).findFirst().orElseThrow();
         assertThat(takenOver.claimToken()).isNotEqualTo(first.claimToken());
         dispatcher.dispatch(takenOver);

@@ -8,4 +8,9 @@ import io.quarkus.test.junit.QuarkusTest;
 @QuarkusTest
 @WithTestResource(PostgresTestResource.class)
 class TimerPumpHealthTest extends ServiceHealthContract {
+
+    @Override
+    protected String service() {
+        return "timer-pump";
+    }
 }

@@ -2,10 +2,25 @@ package dev.loadflow.service.testing;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What every loadflow service answers an operator, over real HTTP: readiness means the
@@ -13,6 +28,12 @@ import static org.hamcrest.Matchers.is;
  * Each service runs it as a {@code @QuarkusTest} and, packaged, as a {@code @QuarkusIntegrationTest}.
  */
 public abstract class ServiceHealthContract {
+
+    private static final Pattern MIGRATION = Pattern.compile("V(\\d+)__.*\\.sql");
+    private static final Pattern LOADFLOW_METRIC = Pattern.compile("^(loadflow_[a-z_]+)", Pattern.MULTILINE);
+
+    /** The service's module name, which also names its list of exported metrics. */
+    protected abstract String service();
 
     @Test
     public final void readyWhenTheDatabaseIsReachableAndEveryMigrationIsApplied() {
@@ -22,7 +43,7 @@ public abstract class ServiceHealthContract {
                 .body("checks.name", hasItem("loadflow-migrations"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.status", is("UP"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.data.pending", is(0))
-                .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is("4"))
+                .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is(latestMigration()))
                 .body("checks.name", hasItem("Reactive PostgreSQL connections health check"));
     }
 
@@ -37,13 +58,41 @@ public abstract class ServiceHealthContract {
     }
 
     /**
-     * The scrape is also saved to {@code target/exported-metrics.txt}: the deploy checks verify
-     * that every alert and dashboard query names a metric a service really exports.
+     * The service exports exactly the {@code loadflow_*} metrics its list in
+     * {@code deploy/src/test/resources/exported-metrics/} names. The deploy checks read those lists
+     * to verify that every alert and dashboard query names a metric a service really exports, so
+     * a metric added or renamed here must be added or renamed there.
      */
     @Test
-    public final void exportsPrometheusMetrics() throws java.io.IOException {
+    public final void exportsPrometheusMetrics() throws IOException {
         String scrape = given().when().get("/q/metrics").then().statusCode(200)
                 .body(containsString("jvm_memory_used_bytes")).extract().asString();
-        java.nio.file.Files.writeString(java.nio.file.Path.of("target", "exported-metrics.txt"), scrape);
+        Set<String> exported = new TreeSet<>();
+        LOADFLOW_METRIC.matcher(scrape).results().forEach(m -> exported.add(m.group(1)));
+        Path listed = Path.of("..", "deploy", "src", "test", "resources", "exported-metrics", service() + ".txt");
+        assertThat(new TreeSet<>(Files.readAllLines(listed))).as("the loadflow metrics %s exports, listed in %s", service(), listed)
+                .isEqualTo(exported);
+    }
+
+    /** The version of the newest migration on the classpath: what a migrated database reports. */
+    private static String latestMigration() {
+        try {
+            URI location = ServiceHealthContract.class.getClassLoader().getResource("db/migration").toURI();
+            if ("jar".equals(location.getScheme())) {
+                try (FileSystem jar = FileSystems.newFileSystem(location, Map.of())) {
+                    return latest(jar.getPath("db/migration"));
+                }
+            }
+            return latest(Path.of(location));
+        } catch (IOException | URISyntaxException e) {
+            throw new IllegalStateException("cannot list the migrations on the classpath", e);
+        }
+    }
+
+    private static String latest(Path migrations) throws IOException {
+        try (Stream<Path> files = Files.list(migrations)) {
+            return String.valueOf(files.map(f -> MIGRATION.matcher(f.getFileName().toString()))
+                    .filter(Matcher::matches).mapToInt(m -> Integer.parseInt(m.group(1))).max().orElseThrow());
+        }
     }
 }
