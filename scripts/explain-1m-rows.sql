@@ -7,7 +7,7 @@
 DROP DATABASE IF EXISTS loadflow_explain;
 CREATE DATABASE loadflow_explain;
 \c loadflow_explain
-\i shared-model/src/main/resources/db/migration/V1__loadflow_schema.sql
+\i store-postgres/src/main/resources/db/migration/V1__loadflow_schema.sql
 
 -- event_log: 20,000 loads x 50 entries
 INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
