@@ -3,9 +3,9 @@ package dev.loadflow.worker.admin;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ParkedMessage;
-import dev.loadflow.worker.ingest.Problems;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -34,7 +34,7 @@ public class QueueAdminResource {
     @RunOnVirtualThread
     public Response parked(@QueryParam("limit") @DefaultValue("50") int limit) {
         if (limit < 1 || limit > 500) {
-            return Problems.problem(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 500", "limit");
+            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 500", "limit").response();
         }
         ObjectNode json = JsonReader.MAPPER.createObjectNode();
         ArrayNode list = json.putArray("parked");
@@ -51,11 +51,11 @@ public class QueueAdminResource {
     @RunOnVirtualThread
     public Response redrive(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId) {
         if (loadId == null || messageId == null) {
-            return Problems.problem(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null);
+            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).response();
         }
         if (!queue.redrive(loadId, messageId)) {
-            return Problems.problem(Response.Status.NOT_FOUND, "Not Found",
-                    "no parked message " + messageId + " of load " + loadId, null);
+            return Problem.of(Response.Status.NOT_FOUND, "Not Found",
+                    "no parked message " + messageId + " of load " + loadId, null).response();
         }
         return Response.ok(JsonReader.MAPPER.createObjectNode().put("loadId", loadId).put("messageId", messageId)
                 .put("redriven", true).toString()).build();

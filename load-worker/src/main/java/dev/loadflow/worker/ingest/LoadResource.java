@@ -6,6 +6,7 @@ import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
@@ -60,13 +61,13 @@ public class LoadResource {
     @RunOnVirtualThread
     public Response load(@PathParam("loadId") String loadId) {
         if (!InboundIds.isValidLoadId(loadId)) {
-            return Problems.problem(Response.Status.BAD_REQUEST, "Invalid load id",
-                    "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'", "loadId");
+            return Problem.of(Response.Status.BAD_REQUEST, "Invalid load id",
+                    "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'", "loadId").response();
         }
         LoadLog log = events.read(loadId);
         if (log.version() == 0) {
-            return Problems.problem(Response.Status.NOT_FOUND, "No such load",
-                    "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null);
+            return Problem.of(Response.Status.NOT_FOUND, "No such load",
+                    "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null).response();
         }
         return Response.ok(LoadView.of(log).toString()).build();
     }

@@ -3,6 +3,7 @@ package dev.loadflow.dispatcher.admin;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.alert.OpsAlert;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.outbox.DeadRowQuery;
@@ -156,8 +157,6 @@ public class AdminResource {
     }
 
     private static Response problem(Response.Status status, String detail) {
-        return Response.status(status).type("application/problem+json").entity(JsonReader.MAPPER.createObjectNode()
-                .put("type", "about:blank").put("title", status.getReasonPhrase()).put("status", status.getStatusCode())
-                .put("detail", detail).toString()).build();
+        return Problem.of(status, detail).response();
     }
 }

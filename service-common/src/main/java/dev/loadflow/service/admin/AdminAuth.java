@@ -1,7 +1,6 @@
 package dev.loadflow.service.admin;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.problem.Problem;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -37,13 +36,9 @@ public class AdminAuth {
                 header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8))) {
             return Optional.empty();
         }
-        ObjectNode problem = JsonReader.MAPPER.createObjectNode()
-                .put("type", "about:blank").put("title", "Unauthorized").put("status", 401)
-                .put("detail", token.isPresent()
+        return Optional.of(Problem.of(Response.Status.UNAUTHORIZED, token.isPresent()
                         ? "admin endpoints need 'Authorization: Bearer <token>' with the configured loadflow.admin.token"
-                        : "no loadflow.admin.token is configured: the admin API is closed");
-        return Optional.of(Response.status(Response.Status.UNAUTHORIZED)
-                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"loadflow-admin\"")
-                .type("application/problem+json").entity(problem.toString()).build());
+                        : "no loadflow.admin.token is configured: the admin API is closed").builder()
+                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"loadflow-admin\"").build());
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.timer.Timer;
 import dev.loadflow.store.timer.TimerStore;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -29,10 +30,8 @@ public class TimersResource {
     @RunOnVirtualThread
     public Response forLoad(@QueryParam("loadId") String loadId) {
         if (!InboundIds.isValidLoadId(loadId)) {
-            return Response.status(Response.Status.BAD_REQUEST).type("application/problem+json")
-                    .entity(JsonReader.MAPPER.createObjectNode().put("type", "about:blank").put("title", "Bad Request")
-                            .put("status", 400).put("detail", "loadId is required: 1 to 64 characters of [A-Za-z0-9_-]")
-                            .toString()).build();
+            return Problem.of(Response.Status.BAD_REQUEST, "loadId is required: 1 to 64 characters of [A-Za-z0-9_-]")
+                    .response();
         }
         ObjectNode json = JsonReader.MAPPER.createObjectNode().put("loadId", loadId);
         ArrayNode list = json.putArray("timers");
