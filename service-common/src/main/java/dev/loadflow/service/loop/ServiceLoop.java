@@ -30,7 +30,6 @@ public final class ServiceLoop {
     private final Logger log;
     private volatile boolean running;
     private volatile Instant lastLoop;
-    private volatile Duration backoff = FIRST_BACKOFF;
     private Thread thread;
 
     public ServiceLoop(String name, Pass pass, Waiter waiter, Clock clock) {
@@ -62,11 +61,6 @@ public final class ServiceLoop {
         return Duration.between(lastLoop, clock.instant());
     }
 
-    /** The wait after the next failure. */
-    Duration nextBackoff() {
-        return backoff;
-    }
-
     /**
      * Stops after the pass in progress: ends any rest, and waits up to {@code timeout} for the
      * thread. Returns whether it ended.
@@ -90,6 +84,7 @@ public final class ServiceLoop {
     }
 
     private void loop() {
+        Duration backoff = FIRST_BACKOFF;
         while (running) {
             lastLoop = clock.instant();
             long mark = waiter.mark();
