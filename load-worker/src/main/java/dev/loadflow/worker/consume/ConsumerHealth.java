@@ -5,10 +5,11 @@ import dev.loadflow.worker.WorkerConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
-/** Readiness: the consumer was started. Liveness: its loop still goes round. */
+/** Readiness: the consumer was started (with the messages it runs now). Liveness: its loop still goes round. */
 @ApplicationScoped
 public class ConsumerHealth {
 
@@ -23,7 +24,9 @@ public class ConsumerHealth {
     @Produces
     @Readiness
     HealthCheck started() {
-        return LoopHealth.started("load-queue-consumer", config.consumer().enabled(), consumer.loop());
+        boolean enabled = config.consumer().enabled();
+        return () -> HealthCheckResponse.named("load-queue-consumer").status(!enabled || consumer.loop().running())
+                .withData("enabled", enabled).withData("inFlight", consumer.inFlight()).build();
     }
 
     @Produces

@@ -6,7 +6,7 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /** Maps a strict decoder's refusal to a {@code 400} problem naming the offending field. */
-public final class Problems {
+public final class InvalidEventMapper {
 
     @ServerExceptionMapper
     public Response invalidJson(InvalidJsonException e) {
