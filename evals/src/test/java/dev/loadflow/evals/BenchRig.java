@@ -1,12 +1,13 @@
 package dev.loadflow.evals;
 
 import dev.loadflow.dispatcher.claim.DispatchLoop;
-import dev.loadflow.dispatcher.claim.DispatcherMetrics;
-import dev.loadflow.dispatcher.claim.RetryPolicy;
+import dev.loadflow.dispatcher.DispatcherMetrics;
+import dev.loadflow.dispatcher.deliver.Delivery;
+import dev.loadflow.dispatcher.finish.Finisher;
+import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
-import dev.loadflow.dispatcher.fanout.Fanout;
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
 import dev.loadflow.dispatcher.internal.InternalActions;
-import dev.loadflow.dispatcher.internal.LoadStageRepository;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
@@ -19,6 +20,7 @@ import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.testing.PostgresServer;
@@ -123,12 +125,14 @@ final class BenchRig implements AutoCloseable {
     /** Starts one more dispatcher: batches of 50, 32 concurrent sends. */
     void startDispatcher() {
         ChannelClients clients = new ChannelClients(PlainConfigs.channels(channels.base()), new JdkHttpTransport(), CLOCK);
-        RowDispatcher dispatcher = new RowDispatcher(outbox, queue, clients,
-                new InternalActions(timers, new LoadStageRepository(pool), CLOCK),
-                new Fanout(PlainConfigs.fanout(channels.base()), new PgProcessedEvents(pool), clients, CLOCK),
-                new ChannelGuards(PlainConfigs.circuit(1000), c -> 32, registry),
+        DispatcherMetrics metrics = new DispatcherMetrics(registry);
+        Delivery delivery = new Delivery(clients, new InternalActions(timers, new PgLoadStages(pool), CLOCK),
+                new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK),
+                new ChannelGuards(PlainConfigs.circuit(1000), c -> 32, registry));
+        Finisher finisher = new Finisher(outbox, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
-                new PgOpsAlerts(pool), new DispatcherMetrics(registry), CLOCK);
+                new PgOpsAlerts(pool), metrics, CLOCK);
+        RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, finisher, metrics, CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
                 50, 32, Duration.ofSeconds(1), LINGER);
         loop.start();

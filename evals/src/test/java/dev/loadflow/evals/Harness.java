@@ -1,11 +1,12 @@
 package dev.loadflow.evals;
 
-import dev.loadflow.dispatcher.claim.DispatcherMetrics;
-import dev.loadflow.dispatcher.claim.RetryPolicy;
+import dev.loadflow.dispatcher.DispatcherMetrics;
+import dev.loadflow.dispatcher.deliver.Delivery;
+import dev.loadflow.dispatcher.finish.Finisher;
+import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
-import dev.loadflow.dispatcher.fanout.Fanout;
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
 import dev.loadflow.dispatcher.internal.InternalActions;
-import dev.loadflow.dispatcher.internal.LoadStageRepository;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
@@ -29,6 +30,7 @@ import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.ReceivedMessage;
@@ -114,11 +116,12 @@ public final class Harness implements AutoCloseable {
 
     /** A dispatcher of its own on {@code store} (e.g. one that crashes at a chosen step). */
     RowDispatcher dispatcherWith(Outbox store) {
-        return new RowDispatcher(store, queue, clients,
-                new InternalActions(timers, new LoadStageRepository(pool), clock),
-                new Fanout(PlainConfigs.fanout(channels.base()), new PgProcessedEvents(pool), clients, clock), guards,
+        Delivery delivery = new Delivery(clients, new InternalActions(timers, new PgLoadStages(pool), clock),
+                new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), clock), guards);
+        Finisher finisher = new Finisher(store, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(3)),
                 alerts, dispatcherMetrics, clock);
+        return new RowDispatcher(store, delivery, finisher, dispatcherMetrics, clock);
     }
 
     /** A pump of its own on {@code store} (e.g. one that crashes at a chosen step). */

@@ -1,14 +1,11 @@
 package dev.loadflow.evals;
 
 import dev.loadflow.dispatcher.DispatcherConfig;
-import dev.loadflow.dispatcher.fanout.FanoutConfig;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** The dispatcher's configuration as plain objects, pointing at a channel simulator. */
@@ -33,6 +30,11 @@ final class PlainConfigs {
             public Endpoint slack() {
                 return endpoint(base + "/slack");
             }
+
+            @Override
+            public Calls stageWebhooks() {
+                return endpoint(base + "/webhooks");
+            }
         };
     }
 
@@ -52,32 +54,6 @@ final class PlainConfigs {
             public int maxConcurrency() {
                 return 16;
             }
-        };
-    }
-
-    static FanoutConfig fanout(URI base) {
-        List<String> names = new ArrayList<>(List.of("crm", "billing", "tms"));
-        return () -> {
-            Map<String, FanoutConfig.Subscriber> subscribers = new java.util.TreeMap<>();
-            for (String name : names) {
-                subscribers.put(name, new FanoutConfig.Subscriber() {
-                    @Override
-                    public URI url() {
-                        return URI.create(base + "/webhooks/" + name);
-                    }
-
-                    @Override
-                    public List<String> events() {
-                        return List.of("stage_changed");
-                    }
-
-                    @Override
-                    public Duration timeout() {
-                        return Duration.ofSeconds(10);
-                    }
-                });
-            }
-            return subscribers;
         };
     }
 

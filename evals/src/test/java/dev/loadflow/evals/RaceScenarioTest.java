@@ -16,8 +16,10 @@ import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunResult;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 
@@ -123,12 +125,14 @@ class RaceScenarioTest extends EvalScenario {
     @Test
     void aFanOutEventWithOneFailingSubscriberDoesNotRunTheOthersAgain() {
         at("07:00");
-        String id = LOAD + "/stage/1/stage_changed";
-        InboundEvent ping = new InboundEvent("ping_0700", LOAD, h.clock.instant(), h.clock.instant(), "c-1", null,
-                new EventPayload.LocationPing(Risk.LOW, 1, 1));
-        h.events.append(LOAD, List.of(ping, DecisionRecorded.decided(ping, h.clock.instant(), List.of(), false,
-                "stage changed", List.of())), 0, List.of(new OutboxMessage(id, LOAD, "stage_changed", "fanout",
-                "{\"loadId\":\"" + LOAD + "\",\"stage\":\"delivered\"}", h.clock.instant(), "c-1", "ping_0700")));
+        String id = LOAD + "/evt:assign_2/1/stage_changed";
+        InboundEvent assigned = new InboundEvent("assign_2", LOAD, h.clock.instant(), h.clock.instant(), "c-1", null,
+                new EventPayload.LoadAssigned("client-a", "+15550100", "in_transit"));
+        Action changed = new Action.StageChanged("evt:assign_2", 1, "in_transit", h.clock.instant(),
+                Stream.of("crm", "billing", "tms").map(name -> URI.create(h.channels.base() + "/webhooks/" + name)).toList());
+        h.events.append(LOAD, List.of(assigned, DecisionRecorded.decided(assigned, h.clock.instant(), List.of(changed),
+                false, "stage changed", List.of())), 0,
+                List.of(OutboxMessage.of(LOAD, changed, h.clock.instant(), "c-1", "assign_2")));
         channels().failNext("webhook:billing", 503, 2);
 
         h.settle();

@@ -64,6 +64,12 @@ final class LoadApi {
         return ids;
     }
 
+    /** The payload of outbox row {@code outboxId}, as JSON text. */
+    static String payload(Pool pool, String outboxId) {
+        return Pg.await(pool.preparedQuery("SELECT payload::text AS payload FROM outbox WHERE outbox_id = $1")
+                .execute(Tuple.of(outboxId))).iterator().next().getString("payload");
+    }
+
     static long count(Pool pool, String sql, String loadId) {
         return Pg.await(pool.preparedQuery(sql).execute(Tuple.of(loadId))).iterator().next().getLong(0);
     }

@@ -164,4 +164,41 @@ class SopScenarioTest {
         assertThat(view.getString("log[7].body.reason")).contains("ETA ask " + ASK + " is open");
         assertThat(outboxIds(pool, load)).hasSize(2);
     }
+
+    private static String assignedTo(String eventId, String client, String stage) {
+        return """
+                {"eventId": "%s", "type": "LoadAssigned", "occurredAt": "2026-11-30T08:15:00Z",
+                 "payload": {"clientId": "%s", "driverPhone": "+15550100", "stage": "%s"}}""".formatted(eventId, client, stage);
+    }
+
+    @Test
+    void aStageChangeUpdatesTheStageAndIsToldToEachOfTheClientsWebhooks() {
+        String load = newLoadId();
+        post(load, assignedTo("assign_1", "client-b", "dispatched"));
+        post(load, assignedTo("assign_2", "client-b", "dispatched"));
+        post(load, assignedTo("assign_3", "client-b", "in_transit"));
+        JsonPath view = awaitVersion(load, 6);
+
+        assertThat(view.getString("log[1].body.reason")).contains("stage dispatched");
+        assertThat(view.getList("log[3].body.actions")).as("the same stage again changes nothing").isEmpty();
+        assertThat(view.getString("log[5].body.reason")).contains("dispatched -> in_transit").contains("2 webhook(s)");
+        assertThat(view.getString("state.stage")).isEqualTo("in_transit");
+        String changed = load + "/evt:assign_3/1/stage_changed";
+        assertThat(outboxIds(pool, load)).containsExactlyInAnyOrder(load + "/evt:assign_3/1/update_stage", changed);
+        JsonPath payload = new JsonPath(LoadApi.payload(pool, changed));
+        assertThat(payload.getString("stage")).isEqualTo("in_transit");
+        assertThat(payload.getString("at")).isEqualTo("2026-11-30T08:15:00Z");
+        assertThat(payload.getList("webhooks")).containsExactly("http://127.0.0.1:9/crm/stages",
+                "http://127.0.0.1:9/billing/stages");
+    }
+
+    @Test
+    void aClientWithoutStageWebhooksGetsOnlyTheStageUpdate() {
+        String load = newLoadId();
+        post(load, assigned("assign_1"));
+        post(load, assignedTo("assign_2", "client-a", "at_pickup"));
+        awaitVersion(load, 4);
+
+        assertThat(outboxIds(pool, load)).containsExactly(load + "/evt:assign_2/1/update_stage");
+    }
 }

@@ -1,14 +1,14 @@
 package dev.loadflow.dispatcher;
 
 import dev.loadflow.dispatcher.claim.DispatchLoop;
-import dev.loadflow.dispatcher.claim.DispatcherMetrics;
-import dev.loadflow.dispatcher.claim.RetryPolicy;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
-import dev.loadflow.dispatcher.fanout.Fanout;
-import dev.loadflow.dispatcher.fanout.FanoutConfig;
+import dev.loadflow.dispatcher.deliver.Delivery;
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
+import dev.loadflow.dispatcher.finish.Finisher;
+import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.internal.InternalActions;
-import dev.loadflow.dispatcher.internal.LoadStageRepository;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.RestClientTransport;
@@ -21,6 +21,7 @@ import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.processed.ProcessedEvents;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -78,12 +79,13 @@ public class DispatcherProducers {
     @Singleton
     ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, MeterRegistry registry) {
         ChannelGuards guards = new ChannelGuards(config.circuit(), channel -> switch (channel) {
-            case "sms" -> channels.sms().maxConcurrency();
-            case "hero" -> channels.hero().maxConcurrency();
-            case "slack" -> channels.slack().maxConcurrency();
-            default -> config.concurrency();
+            case SMS -> channels.sms().maxConcurrency();
+            case HERO -> channels.hero().maxConcurrency();
+            case SLACK -> channels.slack().maxConcurrency();
+            case FANOUT -> channels.stageWebhooks().maxConcurrency();
+            case INTERNAL -> config.concurrency();
         }, registry);
-        guards.register("sms", "hero", "slack", "fanout");
+        guards.register(Channel.SMS, Channel.HERO, Channel.SLACK, Channel.FANOUT);
         return guards;
     }
 
@@ -95,12 +97,13 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    RowDispatcher rowDispatcher(Outbox outbox, LoadQueue queue, ChannelClients channels, TimerStore timers, Pool pool,
-                                FanoutConfig fanout, ProcessedEvents processed, ChannelGuards guards, RetryPolicy retries,
-                                OpsAlerts alerts, DispatcherMetrics metrics, Clock clock) {
-        return new RowDispatcher(outbox, queue, channels,
-                new InternalActions(timers, new LoadStageRepository(pool), clock),
-                new Fanout(fanout, processed, channels, clock), guards, retries, alerts, metrics, clock);
+    RowDispatcher rowDispatcher(Outbox outbox, LoadQueue queue, ChannelClients channels, ChannelsConfig channelsConfig,
+                                TimerStore timers, Pool pool, ProcessedEvents processed, ChannelGuards guards,
+                                RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics, Clock clock) {
+        Delivery delivery = new Delivery(channels, new InternalActions(timers, new PgLoadStages(pool), clock),
+                new StageWebhooks(processed, channels, channelsConfig.stageWebhooks().timeout(), clock), guards);
+        return new RowDispatcher(outbox, delivery, new Finisher(outbox, queue, retries, alerts, metrics, clock),
+                metrics, clock);
     }
 
     @Produces

@@ -6,6 +6,7 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.store.eventlog.EventStore;
@@ -21,6 +22,7 @@ import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -222,9 +224,12 @@ class DispatchTest {
     }
 
     @Test
-    void aFanOutEventRetriesOnlyTheSubscriberThatFailed() {
+    void aStageChangeReachesEachWebhookOnceAndOnlyTheFailingOneIsRetried() {
         String load = newLoadId();
-        String id = load + "/stage/1/stage_changed";
+        String id = load + "/evt:assigned_1/1/stage_changed";
+        String base = WireMockChannels.server().baseUrl();
+        Instant at = Instant.parse("2026-11-30T06:55:00Z");
+        String body = "{\"loadId\":\"" + load + "\",\"stage\":\"in_transit\",\"at\":\"" + at + "\"}";
         wiremock.stubFor(post(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id))
                 .willReturn(aResponse().withStatus(204)));
         wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
@@ -232,19 +237,37 @@ class DispatchTest {
                 .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
         wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
                 .inScenario(id).whenScenarioStateIs("up").willReturn(aResponse().withStatus(200)));
+
+        Staging.decide(events, load, List.of(new Action.StageChanged("evt:assigned_1", 1, "in_transit", at,
+                List.of(URI.create(base + "/crm"), URI.create(base + "/billing")))), clock.instant());
+
+        OutboxRow done = awaitStatus(outbox, id, OutboxStatus.DISPATCHED);
+        assertThat(done.attempts()).isEqualTo(2);
+        wiremock.verify(1, postRequestedFor(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id))
+                .withRequestBody(equalToJson(body)));
+        wiremock.verify(2, postRequestedFor(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
+                .withRequestBody(equalToJson(body)));
+        assertThat(count(pool, "SELECT count(*) FROM processed_event WHERE event_id = $1", id)).isEqualTo(2);
+        assertThat(queued(pool, load, "out:" + id + ":delivered")).as("its outcome goes to the load's log").isNotNull();
+    }
+
+    @Test
+    void aRowWhosePayloadCannotBeReadIsParkedWithTheReasonAndNothingIsSent() {
+        String load = newLoadId();
+        String id = smsId(load);
         Instant now = clock.instant();
         InboundEvent ping = new InboundEvent("ping_0700", load, now, now, "c-1", null,
                 new EventPayload.LocationPing(dev.loadflow.model.event.Risk.HIGH, 1, 1));
-        events.append(load, List.of(ping), 0, List.of(new OutboxMessage(id, load, "stage_changed", "fanout",
-                "{\"loadId\":\"" + load + "\",\"stage\":\"delivered\"}", now, "c-1", "ping_0700")));
+        // an SMS row without its "to": sending it would text nobody
+        events.append(load, List.of(ping), 0, List.of(new OutboxMessage(id, load, "send_sms", Channel.SMS,
+                "{\"type\":\"send_sms\",\"subject\":\"" + Staging.ASK + "\",\"attempt\":1,\"text\":\"ETA?\"}",
+                now, "c-1", "ping_0700")));
 
-        OutboxRow done = awaitStatus(outbox, id, OutboxStatus.DISPATCHED);
+        OutboxRow dead = awaitStatus(outbox, id, OutboxStatus.DEAD);
 
-        assertThat(done.attempts()).isEqualTo(2);
-        wiremock.verify(1, postRequestedFor(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id)));
-        wiremock.verify(2, postRequestedFor(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id)));
-        assertThat(count(pool, "SELECT count(*) FROM processed_event WHERE event_id = $1", id)).isEqualTo(2);
-        assertThat(queued(pool, load, "out:" + id + ":delivered")).as("fan-out events have no outcome").isNull();
+        assertThat(dead.lastFailure()).isEqualTo("permanent: unreadable payload: to: missing");
+        wiremock.verify(0, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(id)));
+        assertThat(outcome(queued(pool, load, "out:" + id + ":failed")).failure()).contains("unreadable payload");
     }
 
     @Test

@@ -8,8 +8,8 @@ import java.util.Map;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 
 /**
- * A real HTTP server standing in for every channel (SMS, Hero tasks, Hero Slack) and for two
- * fan-out subscribers ({@code crm}, {@code billing}, both on {@code stage_changed}).
+ * A real HTTP server standing in for every channel (SMS, Hero tasks, Hero Slack) and for the
+ * clients' stage webhooks (any path the test names in its {@code stage_changed} rows).
  */
 public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
 
@@ -30,10 +30,6 @@ public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
                 "loadflow.channels.sms.url", base + "/sms",
                 "loadflow.channels.hero.url", base + "/hero",
                 "loadflow.channels.slack.url", base + "/slack",
-                "loadflow.fanout.subscribers.crm.url", base + "/crm",
-                "loadflow.fanout.subscribers.crm.events", "stage_changed",
-                "loadflow.fanout.subscribers.billing.url", base + "/billing",
-                "loadflow.fanout.subscribers.billing.events", "stage_changed",
                 "loadflow.admin.token", ADMIN_TOKEN);
     }
 

@@ -1,11 +1,9 @@
 package dev.loadflow.worker.admin;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ParkedMessage;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -15,6 +13,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+
+import java.time.Instant;
+import java.util.List;
 
 /**
  * Poison messages of the load queue, for operators (bearer token, see AdminAuth): list them,
@@ -36,14 +37,7 @@ public class QueueAdminResource {
         if (limit < 1 || limit > 500) {
             return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 500", "limit").response();
         }
-        ObjectNode json = JsonReader.MAPPER.createObjectNode();
-        ArrayNode list = json.putArray("parked");
-        for (ParkedMessage p : queue.parked(limit)) {
-            list.addObject().put("loadId", p.loadId()).put("messageId", p.messageId()).put("reason", p.reason())
-                    .put("receiveCount", p.receiveCount()).put("enqueuedAt", p.enqueuedAt().toString())
-                    .put("parkedAt", p.parkedAt().toString()).put("body", p.body());
-        }
-        return Response.ok(json.toString()).build();
+        return Response.ok(new Parked(queue.parked(limit).stream().map(ParkedView::of).toList())).build();
     }
 
     @POST
@@ -57,7 +51,23 @@ public class QueueAdminResource {
             return Problem.of(Response.Status.NOT_FOUND, "Not Found",
                     "no parked message " + messageId + " of load " + loadId, null).response();
         }
-        return Response.ok(JsonReader.MAPPER.createObjectNode().put("loadId", loadId).put("messageId", messageId)
-                .put("redriven", true).toString()).build();
+        return Response.ok(new Redriven(loadId, messageId, true)).build();
+    }
+
+    @RegisterForReflection
+    record ParkedView(String loadId, String messageId, String reason, int receiveCount, Instant enqueuedAt,
+                      Instant parkedAt, String body) {
+        static ParkedView of(ParkedMessage p) {
+            return new ParkedView(p.loadId(), p.messageId(), p.reason(), p.receiveCount(), p.enqueuedAt(), p.parkedAt(),
+                    p.body());
+        }
+    }
+
+    @RegisterForReflection
+    record Parked(List<ParkedView> parked) {
+    }
+
+    @RegisterForReflection
+    record Redriven(String loadId, String messageId, boolean redriven) {
     }
 }

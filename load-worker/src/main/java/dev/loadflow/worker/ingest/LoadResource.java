@@ -1,15 +1,14 @@
 package dev.loadflow.worker.ingest;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.EventCodec;
-import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -69,14 +68,15 @@ public class LoadResource {
             return Problem.of(Response.Status.NOT_FOUND, "No such load",
                     "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null).response();
         }
-        return Response.ok(LoadView.of(log).toString()).build();
+        return Response.ok(LoadView.of(log)).build();
     }
 
-    private static String receipt(InboundEvent event, String status) {
-        ObjectNode json = JsonReader.MAPPER.createObjectNode()
-                .put("loadId", event.loadId())
-                .put("eventId", event.eventId())
-                .put("status", status);
-        return json.toString();
+    private static Receipt receipt(InboundEvent event, String status) {
+        return new Receipt(event.loadId(), event.eventId(), status);
+    }
+
+    /** What ingest answers: the event's ids and what became of it (queued, already queued, already processed). */
+    @RegisterForReflection
+    record Receipt(String loadId, String eventId, String status) {
     }
 }

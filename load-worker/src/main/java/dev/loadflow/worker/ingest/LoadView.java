@@ -1,55 +1,51 @@
 package dev.loadflow.worker.ingest;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.model.json.LogCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.model.projection.OpenAsk;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
-/** The operator's view of one load: projected state, version and the whole log, as JSON. */
-final class LoadView {
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
-    private LoadView() {
+/** The operator's view of one load: projected state, version and the whole log. */
+@RegisterForReflection
+record LoadView(String loadId, long version, State state, List<Entry> log) {
+
+    @RegisterForReflection
+    record State(String clientId, String driverPhone, String stage, List<Ask> openAsks, List<String> closedAsks,
+                 Map<String, List<String>> outcomes) {
     }
 
-    static ObjectNode of(LoadLog log) {
+    @RegisterForReflection
+    record Ask(String askId, int step, String currentTimer, Instant openedAt, Instant stepTakenAt) {
+        static Ask of(OpenAsk ask) {
+            return new Ask(ask.askId().toString(), ask.step(),
+                    ask.currentTimer() == null ? null : ask.currentTimer().toString(), ask.openedAt(), ask.stepTakenAt());
+        }
+    }
+
+    @RegisterForReflection
+    record Entry(long seq, Instant recordedAt, String entryId, String kind, String type, JsonNode body) {
+        static Entry of(RecordedEntry recorded) {
+            return new Entry(recorded.seq(), recorded.recordedAt(), recorded.entry().entryId(), recorded.entry().kind(),
+                    recorded.entry().typeName(), JsonReader.parse(LogCodec.encode(recorded.entry())).node());
+        }
+    }
+
+    static LoadView of(LoadLog log) {
         LoadState state = LoadState.project(log);
-        ObjectNode json = JsonReader.MAPPER.createObjectNode()
-                .put("loadId", log.loadId())
-                .put("version", log.version());
-        ObjectNode projected = json.putObject("state")
-                .put("clientId", state.clientId())
-                .put("driverPhone", state.driverPhone())
-                .put("stage", state.stage());
-        ArrayNode open = projected.putArray("openAsks");
-        for (OpenAsk ask : state.openAsks().values()) {
-            open.addObject()
-                    .put("askId", ask.askId().toString())
-                    .put("step", ask.step())
-                    .put("currentTimer", ask.currentTimer() == null ? null : ask.currentTimer().toString())
-                    .put("openedAt", ask.openedAt().toString())
-                    .put("stepTakenAt", ask.stepTakenAt().toString());
-        }
-        ArrayNode closed = projected.putArray("closedAsks");
-        state.closedAsks().forEach(closed::add);
-        ObjectNode outcomes = projected.putObject("outcomes");
-        state.outcomes().forEach((outboxId, statuses) -> {
-            ArrayNode list = outcomes.putArray(outboxId);
-            statuses.forEach(s -> list.add(s.wire()));
-        });
-        ArrayNode entries = json.putArray("log");
-        for (RecordedEntry recorded : log.entries()) {
-            ObjectNode entry = entries.addObject()
-                    .put("seq", recorded.seq())
-                    .put("recordedAt", recorded.recordedAt().toString())
-                    .put("entryId", recorded.entry().entryId())
-                    .put("kind", recorded.entry().kind())
-                    .put("type", recorded.entry().typeName());
-            entry.set("body", JsonReader.parse(LogCodec.encode(recorded.entry())).node());
-        }
-        return json;
+        Map<String, List<String>> outcomes = new LinkedHashMap<>();
+        state.outcomes().forEach((outboxId, statuses) -> outcomes.put(outboxId, statuses.stream().map(s -> s.wire()).toList()));
+        return new LoadView(log.loadId(), log.version(),
+                new State(state.clientId(), state.driverPhone(), state.stage(),
+                        state.openAsks().values().stream().map(Ask::of).toList(), List.copyOf(state.closedAsks()), outcomes),
+                log.entries().stream().map(Entry::of).toList());
     }
 }

@@ -5,7 +5,9 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -53,6 +55,13 @@ public interface SopConfig {
 
         /** See {@link Defaults#heroSlackChannel()}. */
         Optional<String> heroSlackChannel();
+
+        /**
+         * The client's webhooks told of each stage change ({@code stage_changed}: {@code POST {url}}
+         * {@code {"loadId", "stage", "at"}}, {@code Idempotency-Key} = the outbox id), comma-separated.
+         * None by default.
+         */
+        Optional<List<URI>> stageWebhooks();
     }
 
     /** The rules of {@code clientId} ({@code null} for a load not assigned yet). */
@@ -63,6 +72,7 @@ public interface SopConfig {
             return new SopRules(d.retryAfter(), d.maxAttempts(), d.etaRequestText(), d.heroSlackChannel());
         }
         return new SopRules(o.retryAfter().orElse(d.retryAfter()), o.maxAttempts().orElse(d.maxAttempts()),
-                o.etaRequestText().orElse(d.etaRequestText()), o.heroSlackChannel().orElse(d.heroSlackChannel()));
+                o.etaRequestText().orElse(d.etaRequestText()), o.heroSlackChannel().orElse(d.heroSlackChannel()),
+                o.stageWebhooks().orElse(List.of()));
     }
 }

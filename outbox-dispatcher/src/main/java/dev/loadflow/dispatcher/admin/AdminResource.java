@@ -1,15 +1,9 @@
 package dev.loadflow.dispatcher.admin;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
-import dev.loadflow.store.alert.OpsAlert;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.outbox.DeadRowQuery;
 import dev.loadflow.store.outbox.Outbox;
-import dev.loadflow.store.outbox.OutboxFailure;
-import dev.loadflow.store.outbox.OutboxRow;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -65,10 +59,9 @@ public class AdminResource {
             return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
         }
         Instant from = since(since);
-        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("page", page).put("size", size);
-        ArrayNode rows = json.putArray("rows");
-        outbox.dead(new DeadRowQuery(loadId, actionType, from, page * size, size)).forEach(r -> rows.add(row(r)));
-        return Response.ok(json.toString()).build();
+        return Response.ok(new AdminAnswers.DeadPage(page, size, outbox.dead(
+                new DeadRowQuery(loadId, actionType, from, page * size, size)).stream()
+                .map(r -> AdminAnswers.RowView.of(r, null)).toList())).build();
     }
 
     @GET
@@ -76,15 +69,9 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "Show one outbox row with its failed attempts")
     public Response show(@PathParam("outboxId") String outboxId) {
-        return outbox.find(outboxId).map(r -> {
-            ObjectNode json = row(r);
-            ArrayNode failures = json.putArray("failures");
-            for (OutboxFailure f : outbox.failures(outboxId)) {
-                failures.addObject().put("attempt", f.attempt()).put("failedAt", f.failedAt().toString())
-                        .put("failure", f.failure()).put("parked", f.parked());
-            }
-            return Response.ok(json.toString()).build();
-        }).orElseGet(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
+        return outbox.find(outboxId)
+                .map(r -> Response.ok(AdminAnswers.RowView.of(r, outbox.failures(outboxId))).build())
+                .orElseGet(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
     }
 
     @POST
@@ -93,7 +80,7 @@ public class AdminResource {
     @Operation(summary = "Requeue one parked row: fresh retry budget, same idempotency key")
     public Response replay(@PathParam("outboxId") String outboxId) {
         if (outbox.replay(outboxId, clock.instant())) {
-            return Response.ok(JsonReader.MAPPER.createObjectNode().put("outboxId", outboxId).put("replayed", 1).toString()).build();
+            return Response.ok(new AdminAnswers.Replayed(outboxId, 1)).build();
         }
         return outbox.find(outboxId).isPresent()
                 ? problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is not dead")
@@ -108,7 +95,7 @@ public class AdminResource {
                                    @QueryParam("since") String since) {
         Instant from = since(since);
         int replayed = outbox.replay(new DeadRowQuery(loadId, actionType, from, 0, 1), clock.instant());
-        return Response.ok(JsonReader.MAPPER.createObjectNode().put("replayed", replayed).toString()).build();
+        return Response.ok(new AdminAnswers.ReplayedMatching(replayed)).build();
     }
 
     @GET
@@ -121,14 +108,8 @@ public class AdminResource {
             return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
         }
         Instant from = since(since);
-        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("page", page).put("size", size);
-        ArrayNode list = json.putArray("alerts");
-        for (OpsAlert alert : alerts.list(from, page * size, size)) {
-            list.addObject().put("id", alert.id()).put("loadId", alert.loadId()).put("outboxId", alert.outboxId())
-                    .put("actionType", alert.actionType()).put("kind", alert.kind()).put("message", alert.message())
-                    .put("raisedAt", alert.raisedAt().toString());
-        }
-        return Response.ok(json.toString()).build();
+        return Response.ok(new AdminAnswers.AlertPage(page, size,
+                alerts.list(from, page * size, size).stream().map(AdminAnswers.AlertView::of).toList())).build();
     }
 
     /** The optional {@code since} filter; a 400 problem when it is not an ISO-8601 instant. */
@@ -139,21 +120,6 @@ public class AdminResource {
             throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
                     "since must be an ISO-8601 instant, got '" + since + "'"));
         }
-    }
-
-    private static ObjectNode row(OutboxRow r) {
-        ObjectNode json = JsonReader.MAPPER.createObjectNode()
-                .put("outboxId", r.outboxId()).put("loadId", r.loadId()).put("actionType", r.actionType())
-                .put("channel", r.channel()).put("status", r.status().wire()).put("attempts", r.attempts())
-                .put("availableAt", r.availableAt().toString())
-                .put("firstAttemptAt", r.firstAttemptAt() == null ? null : r.firstAttemptAt().toString())
-                .put("lastFailure", r.lastFailure()).put("receipt", r.receipt())
-                .put("dispatchedAt", r.dispatchedAt() == null ? null : r.dispatchedAt().toString())
-                .put("deadAt", r.deadAt() == null ? null : r.deadAt().toString())
-                .put("correlationId", r.correlationId()).put("causationId", r.causationId())
-                .put("createdAt", r.createdAt().toString());
-        json.set("payload", JsonReader.parse(r.payload()).node());
-        return json;
     }
 
     private static Response problem(Response.Status status, String detail) {

@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.claim;
 
 import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.outbox.Outbox;
@@ -49,8 +50,8 @@ public class DispatcherLifecycle {
         this.clock = clock;
         this.registry = registry;
         gauge("all");
-        for (String channel : DispatcherMetrics.CHANNELS) {
-            gauge(channel);
+        for (Channel channel : Channel.values()) {
+            gauge(channel.wire());
         }
     }
 
@@ -82,16 +83,13 @@ public class DispatcherLifecycle {
     void refreshAges() {
         try {
             Instant now = clock.instant();
-            Map<String, Instant> oldest = outbox.oldestPendingByChannel();
+            Map<Channel, Instant> oldest = outbox.oldestPendingByChannel();
             long all = 0;
-            for (Map.Entry<String, AtomicLong> entry : oldestAgeMillis.entrySet()) {
-                Instant at = oldest.get(entry.getKey());
+            for (Channel channel : Channel.values()) {
+                Instant at = oldest.get(channel);
                 long age = at == null ? 0 : Math.max(0, Duration.between(at, now).toMillis());
-                entry.getValue().set(age);
+                gauge(channel.wire()).set(age);
                 all = Math.max(all, age);
-            }
-            for (Map.Entry<String, Instant> entry : oldest.entrySet()) {
-                all = Math.max(all, Duration.between(entry.getValue(), now).toMillis());
             }
             gauge("all").set(all);
         } catch (RuntimeException e) {

@@ -1,12 +1,10 @@
 package dev.loadflow.dispatcher.internal;
 
-import dev.loadflow.dispatcher.claim.GroupCommit;
+import dev.loadflow.dispatcher.GroupCommit;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.id.TimerId;
-import dev.loadflow.model.json.ActionCodec;
-import dev.loadflow.model.json.InvalidJsonException;
-import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.stage.LoadStages;
 import dev.loadflow.store.timer.Timer;
 import dev.loadflow.store.timer.TimerStore;
 
@@ -15,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The internal actions, applied in loadflow's own database: {@code set_timer} and
@@ -32,12 +31,12 @@ public final class InternalActions {
     private static final int MAX_GROUP = 64;
 
     private final TimerStore timers;
-    private final LoadStageRepository stages;
+    private final LoadStages stages;
     private final Clock clock;
     private final GroupCommit<Timer, Boolean> schedules;
     private final GroupCommit<TimerId, Boolean> cancels;
 
-    public InternalActions(TimerStore timers, LoadStageRepository stages, Clock clock) {
+    public InternalActions(TimerStore timers, LoadStages stages, Clock clock) {
         this.timers = timers;
         this.stages = stages;
         this.clock = clock;
@@ -46,31 +45,32 @@ public final class InternalActions {
         this.cancels = new GroupCommit<>(group -> firstOfEach(group, timers.cancelAll(group, clock.instant())), MAX_GROUP);
     }
 
-    public SendResult apply(OutboxRow row) {
-        Action action;
+    /** {@code set_timer}: schedules the timer (idempotent on its id). */
+    public SendResult setTimer(Action.SetTimer set, String correlationId) {
+        return inDatabase(() -> schedule(Timer.schedule(set.timerId(), set.fireAt(), correlationId))
+                ? "scheduled " + set.timerId() + " at " + set.fireAt()
+                : "already scheduled " + set.timerId());
+    }
+
+    /** {@code cancel_timer}: cancels the timer, or leaves a tombstone for a schedule still to come. */
+    public SendResult cancelTimer(Action.CancelTimer cancel) {
+        return inDatabase(() -> cancel(cancel.timerId())
+                ? "cancelled " + cancel.timerId()
+                : "already fired or cancelled " + cancel.timerId());
+    }
+
+    /** {@code update_stage}: the load's stage in the {@code load_stage} read model. */
+    public SendResult updateStage(String loadId, String outboxId, Action.UpdateStage update) {
+        return inDatabase(() -> {
+            stages.set(loadId, update.stage(), outboxId, clock.instant());
+            return "stage " + update.stage();
+        });
+    }
+
+    /** A database failure is worth a retry: the write is idempotent. */
+    private static SendResult inDatabase(Supplier<String> write) {
         try {
-            action = ActionCodec.decode(row.payload());
-        } catch (InvalidJsonException e) {
-            return new SendResult.Permanent("unreadable payload: " + e.getMessage());
-        }
-        try {
-            return switch (action) {
-                case Action.SetTimer set -> new SendResult.Delivered(
-                        schedule(Timer.schedule(set.timerId(), set.fireAt(), row.correlationId()))
-                                ? "scheduled " + set.timerId() + " at " + set.fireAt()
-                                : "already scheduled " + set.timerId());
-                case Action.CancelTimer cancel -> new SendResult.Delivered(
-                        cancel(cancel.timerId())
-                                ? "cancelled " + cancel.timerId()
-                                : "already fired or cancelled " + cancel.timerId());
-                case Action.UpdateStage update -> {
-                    stages.set(row.loadId(), update.stage(), row.outboxId(), clock.instant());
-                    yield new SendResult.Delivered("stage " + update.stage());
-                }
-                case Action.SendSms sms -> new SendResult.Permanent("send_sms is not an internal action");
-                case Action.CreateHeroTask task -> new SendResult.Permanent("create_hero_task is not an internal action");
-                case Action.PostHeroSlack post -> new SendResult.Permanent("post_hero_slack is not an internal action");
-            };
+            return new SendResult.Delivered(write.get());
         } catch (RuntimeException e) {
             return new SendResult.Retryable("database: " + e.getMessage(), Optional.empty());
         }

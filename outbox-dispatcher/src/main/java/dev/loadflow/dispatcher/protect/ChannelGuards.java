@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.protect;
 
 import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.model.action.Channel;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.micrometer.core.instrument.Gauge;
@@ -33,11 +34,11 @@ public final class ChannelGuards {
     }
 
     private final DispatcherConfig.Circuit circuit;
-    private final ToIntFunction<String> maxConcurrency;
+    private final ToIntFunction<Channel> maxConcurrency;
     private final MeterRegistry registry;
-    private final Map<String, Guard> guards = new ConcurrentHashMap<>();
+    private final Map<Channel, Guard> guards = new ConcurrentHashMap<>();
 
-    public ChannelGuards(DispatcherConfig.Circuit circuit, ToIntFunction<String> maxConcurrency, MeterRegistry registry) {
+    public ChannelGuards(DispatcherConfig.Circuit circuit, ToIntFunction<Channel> maxConcurrency, MeterRegistry registry) {
         this.circuit = circuit;
         this.maxConcurrency = maxConcurrency;
         this.registry = registry;
@@ -47,7 +48,7 @@ public final class ChannelGuards {
      * A permit for {@code channel}: empty while its circuit is open. Waits (on a virtual
      * thread) for a free slot when the channel's concurrency limit is reached.
      */
-    public Optional<Permit> acquire(String channel) throws InterruptedException {
+    public Optional<Permit> acquire(Channel channel) throws InterruptedException {
         Guard guard = guard(channel);
         // the slot first: a send that waited for one must still find the circuit closed
         guard.slots.acquire();
@@ -81,13 +82,13 @@ public final class ChannelGuards {
         return circuit.openFor();
     }
 
-    public CircuitBreaker.State state(String channel) {
+    public CircuitBreaker.State state(Channel channel) {
         return guard(channel).breaker.getState();
     }
 
-    private Guard guard(String channel) {
+    private Guard guard(Channel channel) {
         return guards.computeIfAbsent(channel, name -> {
-            CircuitBreaker breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
+            CircuitBreaker breaker = CircuitBreaker.of(name.wire(), CircuitBreakerConfig.custom()
                     .failureRateThreshold(circuit.failureRateThreshold())
                     .slidingWindowSize(circuit.slidingWindow())
                     .minimumNumberOfCalls(circuit.minimumCalls())
@@ -100,14 +101,14 @@ public final class ChannelGuards {
                         case HALF_OPEN -> 1;
                         default -> 2;
                     }).description("Circuit of a channel: 0 closed, 1 half-open, 2 open")
-                    .tag("channel", name).register(registry);
+                    .tag("channel", name.wire()).register(registry);
             return new Guard(breaker, new Semaphore(Math.max(1, maxConcurrency.applyAsInt(name))));
         });
     }
 
     /** Registers the gauges of {@code channels} at start-up, so they exist before the first send. */
-    public void register(String... channels) {
-        for (String channel : channels) {
+    public void register(Channel... channels) {
+        for (Channel channel : channels) {
             guard(channel);
         }
     }

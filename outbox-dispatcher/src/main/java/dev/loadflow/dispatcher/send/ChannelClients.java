@@ -1,9 +1,8 @@
 package dev.loadflow.dispatcher.send;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
-import dev.loadflow.store.outbox.OutboxRow;
 
 import java.net.URI;
 import java.time.Clock;
@@ -11,8 +10,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The external channels: turns an outbox row into the request DESIGN.md pins for its channel
- * and classifies the answer.
+ * The external channels: sends an action as the request DESIGN.md pins for its channel, with
+ * the row's outbox id as {@code Idempotency-Key}, and classifies the answer.
  * <ul>
  *   <li>SMS: {@code POST {sms.url}/messages {"to", "text"}}</li>
  *   <li>Hero tasks: {@code POST {hero.url}/tasks {"loadId", "title", "urgency", "body"}}</li>
@@ -31,42 +30,35 @@ public final class ChannelClients {
         this.clock = clock;
     }
 
-    /** Sends {@code row} to its channel ({@code sms}, {@code hero} or {@code slack}). */
-    public SendResult send(OutboxRow row) {
-        JsonNode payload = JsonReader.parse(row.payload()).node();
-        ObjectNode body = JsonReader.MAPPER.createObjectNode();
-        ChannelsConfig.Endpoint endpoint;
-        String path;
-        switch (row.channel()) {
-            case "sms" -> {
-                endpoint = config.sms();
-                path = "/messages";
-                body.put("to", payload.path("to").asText()).put("text", payload.path("text").asText());
-            }
-            case "hero" -> {
-                endpoint = config.hero();
-                path = "/tasks";
-                body.put("loadId", row.loadId()).put("title", payload.path("title").asText())
-                        .put("urgency", payload.path("urgency").asText()).put("body", payload.path("body").asText());
-            }
-            case "slack" -> {
-                endpoint = config.slack();
-                path = "";
-                body.put("channel", payload.path("channel").asText()).put("text", payload.path("text").asText());
-            }
-            default -> {
-                return new SendResult.Permanent("no external channel '" + row.channel() + "'");
-            }
-        }
-        Optional<URI> base = endpoint.url();
-        if (base.isEmpty()) {
-            return new SendResult.Permanent("loadflow.channels." + row.channel() + ".url is not configured");
-        }
-        return post(URI.create(stripSlash(base.get().toString()) + path), endpoint.timeout(), row.outboxId(), body.toString());
+    public SendResult sms(String outboxId, Action.SendSms sms) {
+        return send("sms", config.sms(), "/messages", outboxId, new ChannelBodies.Sms(sms.to(), sms.text()));
     }
 
-    /** POSTs {@code json} to {@code url} with the idempotency key and classifies the answer. */
-    public SendResult post(URI url, Duration timeout, String idempotencyKey, String json) {
+    public SendResult heroTask(String outboxId, String loadId, Action.CreateHeroTask task) {
+        return send("hero", config.hero(), "/tasks", outboxId,
+                new ChannelBodies.HeroTask(loadId, task.title(), task.urgency().wire(), task.body()));
+    }
+
+    public SendResult slack(String outboxId, Action.PostHeroSlack post) {
+        return send("slack", config.slack(), "", outboxId, new ChannelBodies.SlackPost(post.channel(), post.text()));
+    }
+
+    private SendResult send(String name, ChannelsConfig.Endpoint endpoint, String path, String outboxId, Object body) {
+        Optional<URI> base = endpoint.url();
+        if (base.isEmpty()) {
+            return new SendResult.Permanent("loadflow.channels." + name + ".url is not configured");
+        }
+        return post(URI.create(stripSlash(base.get().toString()) + path), endpoint.timeout(), outboxId, body);
+    }
+
+    /** POSTs {@code body} as JSON to {@code url} with the idempotency key and classifies the answer. */
+    public SendResult post(URI url, Duration timeout, String idempotencyKey, Object body) {
+        String json;
+        try {
+            json = JsonReader.MAPPER.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
+        }
         try {
             ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, json);
             return SendResult.of(answer.status(), answer.body(), answer.retryAfter(), clock);

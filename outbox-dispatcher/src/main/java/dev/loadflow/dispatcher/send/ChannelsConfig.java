@@ -2,6 +2,7 @@ package dev.loadflow.dispatcher.send;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 
 import java.net.URI;
 import java.time.Duration;
@@ -23,10 +24,15 @@ public interface ChannelsConfig {
     /** The Hero Slack webhook: {@code POST {url}}. */
     Endpoint slack();
 
-    interface Endpoint {
-        /** Base URL; a row for a channel without one is parked (a configuration error, replayable). */
-        Optional<URI> url();
+    /**
+     * The clients' stage webhooks ({@code loadflow.sop.clients.<clientId>.stage-webhooks} on the
+     * load worker): their URLs travel in each {@code stage_changed} row; here, how to call them.
+     */
+    @WithName("stage-webhooks")
+    Calls stageWebhooks();
 
+    /** How one destination is called. */
+    interface Calls {
         /** Connect and read timeout of one request: a few seconds, well inside the lease. */
         @WithDefault("PT5S")
         Duration timeout();
@@ -34,5 +40,10 @@ public interface ChannelsConfig {
         /** Requests in flight to this channel at once, per instance. */
         @WithDefault("16")
         int maxConcurrency();
+    }
+
+    interface Endpoint extends Calls {
+        /** Base URL; a row for a channel without one is parked (a configuration error, replayable). */
+        Optional<URI> url();
     }
 }

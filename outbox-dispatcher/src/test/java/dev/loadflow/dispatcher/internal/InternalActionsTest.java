@@ -2,12 +2,14 @@ package dev.loadflow.dispatcher.internal;
 
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.json.ActionCodec;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.Timer;
 import dev.loadflow.store.timer.TimerStatus;
@@ -55,7 +57,7 @@ class InternalActionsTest {
     void timerRowsSentTogetherAreWrittenTogetherAndEachLearnsItsOwnResult() throws Exception {
         String load = newLoadId();
         // the first write holds the database for a moment: the other rows arrive meanwhile and go as one group
-        InternalActions actions = new InternalActions(recording(store, 200, false), new LoadStageRepository(PG.pool()), clock);
+        InternalActions actions = new InternalActions(recording(store, 200, false), new PgLoadStages(PG.pool()), clock);
         List<OutboxRow> rows = new ArrayList<>();
         for (int attempt = 1; attempt <= 12; attempt++) {
             rows.add(setTimer(load, attempt));
@@ -75,7 +77,7 @@ class InternalActionsTest {
     void whenAGroupsStatementFailsEachOfItsRowsIsWrittenAlone() throws Exception {
         String load = newLoadId();
         store.schedule(Timer.schedule(timerId(load, 1), T0.plusSeconds(600), null));
-        InternalActions actions = new InternalActions(recording(store, 0, true), new LoadStageRepository(PG.pool()), clock);
+        InternalActions actions = new InternalActions(recording(store, 0, true), new PgLoadStages(PG.pool()), clock);
 
         List<SendResult> results = applyAtOnce(actions, List.of(cancelTimer(load, 1), cancelTimer(load, 2), setTimer(load, 3)));
 
@@ -94,7 +96,11 @@ class InternalActionsTest {
             for (OutboxRow row : rows) {
                 futures.add(pool.submit(() -> {
                     go.await();
-                    return actions.apply(row);
+                    return switch (row.action()) {
+                        case Action.SetTimer set -> actions.setTimer(set, row.correlationId());
+                        case Action.CancelTimer cancel -> actions.cancelTimer(cancel);
+                        default -> throw new IllegalArgumentException("not a timer row: " + row.outboxId());
+                    };
                 }));
             }
             go.countDown();
@@ -144,7 +150,7 @@ class InternalActionsTest {
     }
 
     private static OutboxRow row(String load, String type, Action action) {
-        return new OutboxRow(load + "/" + type + "/" + action.hashCode(), load, type, "internal",
+        return new OutboxRow(load + "/" + type + "/" + action.hashCode(), load, type, Channel.INTERNAL,
                 ActionCodec.encode(action).toString(), OutboxStatus.PENDING, 1, T0, T0, null, null, null, null,
                 null, null, "c-" + load, null, T0);
     }

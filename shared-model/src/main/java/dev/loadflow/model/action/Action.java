@@ -4,7 +4,9 @@ import dev.loadflow.model.id.ActionKey;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
 
+import java.net.URI;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -14,7 +16,7 @@ import java.util.Objects;
  */
 public sealed interface Action
         permits Action.SendSms, Action.CreateHeroTask, Action.PostHeroSlack,
-        Action.SetTimer, Action.CancelTimer, Action.UpdateStage {
+        Action.SetTimer, Action.CancelTimer, Action.UpdateStage, Action.StageChanged {
 
     ActionType type();
 
@@ -130,6 +132,33 @@ public sealed interface Action
         @Override
         public ActionType type() {
             return ActionType.UPDATE_STAGE;
+        }
+    }
+
+    /**
+     * Tells a client's stage webhooks that the load moved to {@code stage} at {@code at}: each
+     * gets {@code POST {url}} once, with the action key as its {@code Idempotency-Key}. The
+     * webhooks are the client's at decision time, so a replay reaches the same receivers.
+     */
+    record StageChanged(String subject, int attempt, String stage, Instant at, List<URI> webhooks) implements Action {
+        public StageChanged {
+            Objects.requireNonNull(subject, "subject");
+            Objects.requireNonNull(stage, "stage");
+            Objects.requireNonNull(at, "at");
+            webhooks = List.copyOf(webhooks);
+            if (webhooks.isEmpty()) {
+                throw new IllegalArgumentException("a stage change goes to at least one webhook");
+            }
+            for (URI url : webhooks) {
+                if (!url.isAbsolute() || !("http".equals(url.getScheme()) || "https".equals(url.getScheme()))) {
+                    throw new IllegalArgumentException("a stage webhook is an absolute http(s) URL, got '" + url + "'");
+                }
+            }
+        }
+
+        @Override
+        public ActionType type() {
+            return ActionType.STAGE_CHANGED;
         }
     }
 }

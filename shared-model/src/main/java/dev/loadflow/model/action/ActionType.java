@@ -9,7 +9,9 @@ public enum ActionType {
     POST_HERO_SLACK("post_hero_slack", Channel.SLACK),
     SET_TIMER("set_timer", Channel.INTERNAL),
     CANCEL_TIMER("cancel_timer", Channel.INTERNAL),
-    UPDATE_STAGE("update_stage", Channel.INTERNAL);
+    UPDATE_STAGE("update_stage", Channel.INTERNAL),
+    /** A stage change told to the client's stage webhooks, each once. */
+    STAGE_CHANGED("stage_changed", Channel.FANOUT);
 
     private final String wire;
     private final Channel channel;

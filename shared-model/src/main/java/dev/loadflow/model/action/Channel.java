@@ -1,5 +1,7 @@
 package dev.loadflow.model.action;
 
+import java.util.Arrays;
+
 /** Where the dispatcher sends an action. */
 public enum Channel {
     /** The SMS service: messages to drivers, external people. */
@@ -10,7 +12,7 @@ public enum Channel {
     SLACK("slack"),
     /** Applied by the dispatcher in loadflow's own database (timers, stage). */
     INTERNAL("internal"),
-    /** A fan-out event delivered to configured subscribers (ADR 0006). */
+    /** An event delivered once to each of several subscribers (ADR 0006): a client's stage webhooks. */
     FANOUT("fanout");
 
     private final String wire;
@@ -21,5 +23,11 @@ public enum Channel {
 
     public String wire() {
         return wire;
+    }
+
+    /** The channel named {@code wire} in {@code outbox.channel}. */
+    public static Channel fromWire(String wire) {
+        return Arrays.stream(values()).filter(c -> c.wire.equals(wire)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown channel '" + wire + "'"));
     }
 }

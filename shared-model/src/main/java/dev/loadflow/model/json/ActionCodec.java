@@ -8,6 +8,10 @@ import dev.loadflow.model.action.Urgency;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
 
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * JSON of actions, as they stand in a {@code DecisionRecorded} entry and in an outbox row's
  * {@code payload}. Each document carries its {@code type}, {@code subject} and {@code attempt}.
@@ -31,6 +35,10 @@ public final class ActionCodec {
                     .put("fireAt", timer.fireAt().toString());
             case Action.CancelTimer cancel -> json.put("timerId", cancel.timerId().toString());
             case Action.UpdateStage update -> json.put("stage", update.stage());
+            case Action.StageChanged changed -> {
+                json.put("stage", changed.stage()).put("at", changed.at().toString());
+                changed.webhooks().forEach(url -> json.withArray("webhooks").add(url.toString()));
+            }
         }
         return json;
     }
@@ -54,10 +62,23 @@ public final class ActionCodec {
                 case SET_TIMER -> new Action.SetTimer(TimerId.parse(r.text("timerId")), r.instant("fireAt"));
                 case CANCEL_TIMER -> new Action.CancelTimer(TimerId.parse(r.text("timerId")));
                 case UPDATE_STAGE -> new Action.UpdateStage(subject, attempt, r.text("stage"));
+                case STAGE_CHANGED -> new Action.StageChanged(subject, attempt, r.text("stage"), r.instant("at"),
+                        webhooks(r));
             };
         } catch (IllegalArgumentException e) {
             throw new InvalidJsonException("$", e.getMessage());
         }
+    }
+
+    private static List<URI> webhooks(JsonReader r) {
+        List<URI> urls = new ArrayList<>();
+        for (JsonNode url : r.array("webhooks")) {
+            if (!url.isTextual()) {
+                throw new InvalidJsonException(r.field("webhooks"), "must be an array of URLs");
+            }
+            urls.add(URI.create(url.textValue()));
+        }
+        return urls;
     }
 
     public static Action decode(String json) {

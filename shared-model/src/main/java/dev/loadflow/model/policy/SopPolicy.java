@@ -12,6 +12,7 @@ import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.model.projection.OpenAsk;
 
+import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,10 @@ import java.util.function.Function;
  *       the attempts are spent, an urgent {@code create_hero_task} and the ask closes;</li>
  *   <li>a driver's SMS answers every open ask: {@code cancel_timer} and {@code post_hero_slack};</li>
  *   <li>a failed SMS (an external action) → an urgent {@code create_hero_task}, unless the
- *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED").</li>
+ *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED");</li>
+ *   <li>a later {@code LoadAssigned} that moves the load to another stage → {@code update_stage},
+ *       and {@code stage_changed} to the client's stage webhooks when it has any (the first
+ *       assignment gives the load its stage: nothing changed).</li>
  * </ul>
  */
 public final class SopPolicy implements DecisionPolicy {
@@ -43,13 +47,31 @@ public final class SopPolicy implements DecisionPolicy {
     @Override
     public Decision decide(InboundEvent event, LoadState state, Instant now) {
         return switch (event.payload()) {
-            case EventPayload.LoadAssigned assigned -> Decision.noop("assigned to " + assigned.clientId()
-                    + ", driver " + assigned.driverPhone());
+            case EventPayload.LoadAssigned assigned -> onAssigned(event, assigned, state);
             case EventPayload.LocationPing ping -> onPing(event, ping, state, now);
             case EventPayload.TimerFired fired -> onTimer(fired, state, now);
             case EventPayload.InboundSms sms -> onDriverSms(sms, state);
             case EventPayload.ActionOutcome outcome -> onFailedOutcome(outcome, state);
         };
+    }
+
+    private Decision onAssigned(InboundEvent event, EventPayload.LoadAssigned assigned, LoadState state) {
+        String who = "assigned to " + assigned.clientId() + ", driver " + assigned.driverPhone();
+        if (state.stage() == null) {
+            return Decision.noop(who + ", stage " + assigned.stage());
+        }
+        if (assigned.stage().equals(state.stage())) {
+            return Decision.noop(who + ", stage still " + assigned.stage());
+        }
+        String subject = "evt:" + event.eventId();
+        List<Action> actions = new ArrayList<>();
+        actions.add(new Action.UpdateStage(subject, 1, assigned.stage()));
+        List<URI> webhooks = rulesByClient.apply(assigned.clientId()).stageWebhooks();
+        if (!webhooks.isEmpty()) {
+            actions.add(new Action.StageChanged(subject, 1, assigned.stage(), event.occurredAt(), webhooks));
+        }
+        return new Decision(actions, false, who + ", stage " + state.stage() + " -> " + assigned.stage()
+                + (webhooks.isEmpty() ? "" : ", told to " + webhooks.size() + " webhook(s)"), List.of());
     }
 
     private Decision onPing(InboundEvent event, EventPayload.LocationPing ping, LoadState state, Instant now) {

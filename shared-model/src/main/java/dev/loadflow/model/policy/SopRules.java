@@ -1,16 +1,25 @@
 package dev.loadflow.model.policy;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * One client's standard operating procedure: how long to wait for a driver's answer, how many
- * attempts before a Hero takes over, and the texts. {@code etaRequestText} may hold
- * {@code {loadId}} and {@code {attempt}}.
+ * attempts before a Hero takes over, the texts, and the webhooks told of each stage change.
+ * {@code etaRequestText} may hold {@code {loadId}} and {@code {attempt}}.
  */
-public record SopRules(Duration retryAfter, int maxAttempts, String etaRequestText, String heroSlackChannel) {
+public record SopRules(Duration retryAfter, int maxAttempts, String etaRequestText, String heroSlackChannel,
+                       List<URI> stageWebhooks) {
+
+    /** Rules without stage webhooks. */
+    public SopRules(Duration retryAfter, int maxAttempts, String etaRequestText, String heroSlackChannel) {
+        this(retryAfter, maxAttempts, etaRequestText, heroSlackChannel, List.of());
+    }
 
     public SopRules {
+        stageWebhooks = List.copyOf(stageWebhooks);
         Objects.requireNonNull(retryAfter, "retryAfter");
         Objects.requireNonNull(etaRequestText, "etaRequestText");
         Objects.requireNonNull(heroSlackChannel, "heroSlackChannel");

@@ -154,6 +154,7 @@ public record LoadState(String loadId, long version, String clientId, String dri
                     case Action.CancelTimer cancel -> { }
                     case Action.CreateHeroTask task -> { }
                     case Action.PostHeroSlack post -> { }
+                    case Action.StageChanged changed -> { }
                 }
             }
             for (String askId : decision.closedAsks()) {

@@ -1,7 +1,10 @@
 package dev.loadflow.store.outbox;
 
+import dev.loadflow.model.action.Channel;
+
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -66,7 +69,7 @@ public interface Outbox {
     void defer(String outboxId, UUID claimToken, Instant until);
 
     /** The {@code created_at} of the oldest pending row, per channel: how far delivery lags. */
-    java.util.Map<String, Instant> oldestPendingByChannel();
+    Map<Channel, Instant> oldestPendingByChannel();
 
     Optional<OutboxRow> find(String outboxId);
 

@@ -1,6 +1,7 @@
 package dev.loadflow.store.outbox;
 
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.json.ActionCodec;
 
 import java.time.Instant;
@@ -11,7 +12,7 @@ import java.util.Objects;
  * {@code availableAt} is set explicitly from the application clock (ADR 0006: a database
  * default of the database clock made fresh rows briefly unclaimable).
  */
-public record OutboxMessage(String outboxId, String loadId, String actionType, String channel, String payload,
+public record OutboxMessage(String outboxId, String loadId, String actionType, Channel channel, String payload,
                             Instant availableAt, String correlationId, String causationId) {
 
     public OutboxMessage {
@@ -27,7 +28,7 @@ public record OutboxMessage(String outboxId, String loadId, String actionType, S
     public static OutboxMessage of(String loadId, Action action, Instant availableAt, String correlationId,
                                    String causationId) {
         return new OutboxMessage(action.key(loadId).toString(), loadId, action.type().wire(),
-                action.type().channel().wire(), ActionCodec.encode(action).toString(), availableAt, correlationId,
+                action.type().channel(), ActionCodec.encode(action).toString(), availableAt, correlationId,
                 causationId);
     }
 }

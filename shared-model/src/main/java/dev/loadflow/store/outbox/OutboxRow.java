@@ -1,5 +1,10 @@
 package dev.loadflow.store.outbox;
 
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
+import dev.loadflow.model.json.ActionCodec;
+import dev.loadflow.model.json.InvalidJsonException;
+
 import java.time.Instant;
 import java.util.UUID;
 
@@ -7,11 +12,27 @@ import java.util.UUID;
  * An outbox row as stored. For a row handed out by {@link Outbox#pending}, {@code claimToken}
  * and {@code claimedUntil} are the caller's claim; {@code attempts} counts claims so far,
  * this one included; {@code firstAttemptAt} is when the row was first claimed, which is where
- * the retry budget starts.
+ * the retry budget starts. {@code payload} is the row's action as {@link ActionCodec} wrote it;
+ * {@link #action()} reads it back.
  */
-public record OutboxRow(String outboxId, String loadId, String actionType, String channel, String payload,
+public record OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
                         OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt,
                         UUID claimToken, Instant claimedUntil, String lastFailure, String receipt,
                         Instant dispatchedAt, Instant deadAt, String correlationId, String causationId,
                         Instant createdAt) {
+
+    /**
+     * The action this row carries, read strictly: a payload that is not a whole action, or
+     * that names another action type or channel than the row's columns, is refused.
+     *
+     * @throws InvalidJsonException naming what is wrong
+     */
+    public Action action() {
+        Action action = ActionCodec.decode(payload);
+        if (!action.type().wire().equals(actionType) || action.type().channel() != channel) {
+            throw new InvalidJsonException("type", "the payload is a " + action.type().wire() + " on channel "
+                    + action.type().channel().wire() + ", the row says " + actionType + " on " + channel.wire());
+        }
+        return action;
+    }
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.net.URI;
 import java.time.Instant;
 import java.util.List;
 
@@ -112,9 +113,24 @@ class EventCodecTest {
                 new Action.CancelTimer(timer),
                 new Action.CreateHeroTask(ask.toString(), 3, "Driver silent", dev.loadflow.model.action.Urgency.URGENT, "call"),
                 new Action.PostHeroSlack(ask.toString(), 1, "#heroes", "answered"),
-                new Action.UpdateStage(ask.toString(), 1, "in_transit")), true, "high risk", List.of(ask.toString()));
+                new Action.UpdateStage(ask.toString(), 1, "in_transit"),
+                new Action.StageChanged("evt:assign_2", 1, "in_transit", RECEIVED,
+                        List.of(URI.create("https://crm.client-b.test/stages")))), true, "high risk", List.of(ask.toString()));
 
         assertThat(LogCodec.decode("decision", LogCodec.encode(decision))).isEqualTo(decision);
         assertThat(LogCodec.decode("event", LogCodec.encode(ping))).isEqualTo(ping);
+    }
+
+    @Test
+    void aStageChangeWithoutItsWebhooksOrWithOneThatIsNotHttpIsRefused() {
+        String base = "{\"type\":\"stage_changed\",\"subject\":\"evt:a\",\"attempt\":1,\"stage\":\"x\","
+                + "\"at\":\"2026-11-30T07:00:00Z\"";
+
+        assertThatThrownBy(() -> ActionCodec.decode(base + "}")).isInstanceOf(InvalidJsonException.class)
+                .hasMessage("webhooks: missing");
+        assertThatThrownBy(() -> ActionCodec.decode(base + ",\"webhooks\":[\"file:/etc/passwd\"]}"))
+                .isInstanceOf(InvalidJsonException.class).hasMessageContaining("absolute http(s) URL");
+        assertThatThrownBy(() -> ActionCodec.decode(base + ",\"webhooks\":[]}"))
+                .isInstanceOf(InvalidJsonException.class).hasMessageContaining("at least one webhook");
     }
 }

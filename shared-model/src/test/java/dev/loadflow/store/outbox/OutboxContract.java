@@ -1,6 +1,7 @@
 package dev.loadflow.store.outbox;
 
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.eventlog.EventStore;
@@ -86,7 +87,7 @@ public abstract class OutboxContract {
         assertThat(row.attempts()).isEqualTo(1);
         assertThat(row.firstAttemptAt()).isEqualTo(T0);
         assertThat(row.actionType()).isEqualTo("send_sms");
-        assertThat(row.channel()).isEqualTo("sms");
+        assertThat(row.channel()).isEqualTo(Channel.SMS);
         assertThat(row.payload()).contains("\"to\"").contains("+15550100");
     }
 
@@ -271,7 +272,7 @@ public abstract class OutboxContract {
             }
         }
 
-        assertThat(outbox.oldestPendingByChannel()).containsOnly(java.util.Map.entry("sms", T0.plusSeconds(40)));
+        assertThat(outbox.oldestPendingByChannel()).containsOnly(java.util.Map.entry(Channel.SMS, T0.plusSeconds(40)));
     }
 
     @Test

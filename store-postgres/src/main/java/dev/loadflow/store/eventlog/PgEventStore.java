@@ -4,6 +4,7 @@ import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.json.LogCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
+import dev.loadflow.store.outbox.OutboxInsert;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
@@ -51,9 +52,10 @@ public final class PgEventStore implements EventStore {
 
     /**
      * $1 recorded_at; $2..$11 one element per entry (its load, the load's expected version, its
-     * place in the load's append, ...); $12..$19 one element per outbox row. A load's entries are
-     * inserted only when its log is at the expected version (its last seq), and its outbox rows
-     * only when its entries were: each load is all or nothing. Returns the loads appended.
+     * place in the load's append, ...); from $12 on the outbox rows, as {@link OutboxInsert}
+     * binds them. A load's entries are inserted only when its log is at the expected version
+     * (its last seq), and its outbox rows only when its entries were: each load is all or
+     * nothing. Returns the loads appended.
      *
      * <p>The version is read as {@code max(seq)}, one step down the primary key whatever the
      * statistics say. An {@code EXISTS} on the expected seq was planned, on a table that looked
@@ -73,15 +75,8 @@ public final class PgEventStore implements EventStore {
                 RETURNING load_id),
             appended AS (SELECT DISTINCT load_id FROM entries),
             queued AS (
-                INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts,
-                                    available_at, correlation_id, causation_id, created_at)
-                SELECT o.outbox_id, o.load_id, o.action_type, o.channel, o.payload::jsonb, 'pending', 0,
-                       o.available_at, o.correlation_id, o.causation_id, $1
-                FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[],
-                            $18::text[], $19::text[])
-                     AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id)
-                WHERE o.load_id IN (SELECT load_id FROM appended)
-                RETURNING 1)
+            """ + OutboxInsert.sql("appended", 1, 12) + """
+            )
             SELECT load_id FROM appended""";
 
     private final Pool pool;
@@ -195,17 +190,7 @@ public final class PgEventStore implements EventStore {
         String[] correlations = new String[n];
         String[] causations = new String[n];
         String[] bodies = new String[n];
-        int m = appends.stream().mapToInt(a -> a.outbox().size()).sum();
-        String[] rowLoads = new String[m];
-        String[] outboxIds = new String[m];
-        String[] actionTypes = new String[m];
-        String[] channels = new String[m];
-        String[] payloads = new String[m];
-        OffsetDateTime[] available = new OffsetDateTime[m];
-        String[] rowCorrelations = new String[m];
-        String[] rowCausations = new String[m];
         int i = 0;
-        int j = 0;
         for (Append append : appends) {
             int ord = 0;
             for (LogEntry entry : append.entries()) {
@@ -221,29 +206,17 @@ public final class PgEventStore implements EventStore {
                 bodies[i] = LogCodec.encode(entry);
                 i++;
             }
-            for (OutboxMessage message : append.outbox()) {
-                rowLoads[j] = append.loadId();
-                outboxIds[j] = message.outboxId();
-                actionTypes[j] = message.actionType();
-                channels[j] = message.channel();
-                payloads[j] = message.payload();
-                available[j] = Pg.at(message.availableAt());
-                rowCorrelations[j] = message.correlationId();
-                rowCausations[j] = message.causationId();
-                j++;
-            }
         }
         Tuple params = Tuple.tuple().addOffsetDateTime(Pg.at(clock.instant()))
                 .addArrayOfString(entryLoads).addArrayOfLong(versions).addArrayOfInteger(ords)
                 .addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
                 .addArrayOfOffsetDateTime(occurred).addArrayOfString(correlations).addArrayOfString(causations)
-                .addArrayOfString(bodies)
-                .addArrayOfString(rowLoads).addArrayOfString(outboxIds).addArrayOfString(actionTypes)
-                .addArrayOfString(channels).addArrayOfString(payloads).addArrayOfOffsetDateTime(available)
-                .addArrayOfString(rowCorrelations).addArrayOfString(rowCausations);
+                .addArrayOfString(bodies);
+        List<OutboxMessage> rows = appends.stream().flatMap(a -> a.outbox().stream()).toList();
+        OutboxInsert.bind(params, rows);
         Set<String> written = new HashSet<>();
         Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> written.add(row.getString("load_id")));
-        if (m > 0 && !written.isEmpty()) {
+        if (!rows.isEmpty() && !written.isEmpty()) {
             wakeups.wake(PgNotifications.OUTBOX);
         }
         return written;

@@ -1,5 +1,6 @@
 package dev.loadflow.store.outbox;
 
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -11,7 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -189,10 +192,10 @@ public final class PgOutbox implements Outbox {
     }
 
     @Override
-    public java.util.Map<String, Instant> oldestPendingByChannel() {
-        java.util.Map<String, Instant> oldest = new java.util.TreeMap<>();
+    public Map<Channel, Instant> oldestPendingByChannel() {
+        Map<Channel, Instant> oldest = new EnumMap<>(Channel.class);
         for (Row row : Pg.await(pool.preparedQuery(OLDEST_PENDING).execute())) {
-            oldest.put(row.getString("channel"), Pg.instant(row, "oldest"));
+            oldest.put(Channel.fromWire(row.getString("channel")), Pg.instant(row, "oldest"));
         }
         return oldest;
     }
@@ -238,7 +241,7 @@ public final class PgOutbox implements Outbox {
         List<OutboxRow> result = new ArrayList<>(rows.size());
         for (Row row : rows) {
             result.add(new OutboxRow(row.getString("outbox_id"), row.getString("load_id"), row.getString("action_type"),
-                    row.getString("channel"), row.getString("payload"), OutboxStatus.fromWire(row.getString("status")),
+                    Channel.fromWire(row.getString("channel")), row.getString("payload"), OutboxStatus.fromWire(row.getString("status")),
                     row.getInteger("attempts"), Pg.instant(row, "available_at"), Pg.instant(row, "first_attempt_at"),
                     row.getUUID("claim_token"), Pg.instant(row, "claimed_until"), row.getString("last_failure"),
                     row.getString("receipt"), Pg.instant(row, "dispatched_at"), Pg.instant(row, "dead_at"),

@@ -1,4 +1,4 @@
-package dev.loadflow.dispatcher.claim;
+package dev.loadflow.dispatcher.finish;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.loadflow.dispatcher.claim;
+package dev.loadflow.dispatcher;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

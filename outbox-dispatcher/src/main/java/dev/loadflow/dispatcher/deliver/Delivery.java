@@ -1,0 +1,81 @@
+package dev.loadflow.dispatcher.deliver;
+
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
+import dev.loadflow.dispatcher.internal.InternalActions;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.SendResult;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
+import dev.loadflow.store.outbox.OutboxRow;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Carries out a row's action where it belongs: the external channels behind their guards
+ * (circuit and concurrency limit), the stage webhooks likewise, the internal actions in the
+ * database. One exhaustive switch: a new action type does not compile until it has a place.
+ */
+public final class Delivery {
+
+    /** How an attempt went: sent (with its result), or not tried because the channel's circuit is open. */
+    public sealed interface Attempt {
+    }
+
+    public record Sent(SendResult result) implements Attempt {
+    }
+
+    /** Not tried: {@code channel}'s circuit is open, and trial calls start after {@code openFor}. */
+    public record CircuitOpen(Channel channel, Duration openFor) implements Attempt {
+    }
+
+    private final ChannelClients channels;
+    private final InternalActions internal;
+    private final StageWebhooks webhooks;
+    private final ChannelGuards guards;
+
+    public Delivery(ChannelClients channels, InternalActions internal, StageWebhooks webhooks, ChannelGuards guards) {
+        this.channels = channels;
+        this.internal = internal;
+        this.webhooks = webhooks;
+        this.guards = guards;
+    }
+
+    /** Carries out {@code action}, the action {@code row} holds. */
+    public Attempt deliver(OutboxRow row, Action action) throws InterruptedException {
+        String key = row.outboxId();
+        return switch (action) {
+            case Action.SendSms sms -> guarded(Channel.SMS, () -> channels.sms(key, sms));
+            case Action.CreateHeroTask task -> guarded(Channel.HERO, () -> channels.heroTask(key, row.loadId(), task));
+            case Action.PostHeroSlack post -> guarded(Channel.SLACK, () -> channels.slack(key, post));
+            case Action.StageChanged changed -> guarded(Channel.FANOUT, () -> webhooks.deliver(key, row.loadId(), changed));
+            case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId()));
+            case Action.CancelTimer cancel -> new Sent(internal.cancelTimer(cancel));
+            case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), key, update));
+        };
+    }
+
+    /** Sends through {@code channel}'s guard, and tells the guard how it went. */
+    private Attempt guarded(Channel channel, Supplier<SendResult> send) throws InterruptedException {
+        Optional<ChannelGuards.Permit> permit = guards.acquire(channel);
+        if (permit.isEmpty()) {
+            return new CircuitOpen(channel, guards.openFor());
+        }
+        long start = System.nanoTime();
+        SendResult result;
+        try {
+            result = send.get();
+        } catch (RuntimeException e) {
+            result = new SendResult.Retryable(e.getClass().getSimpleName() + ": " + e.getMessage(), Optional.empty());
+        }
+        long took = System.nanoTime() - start;
+        switch (result) {
+            case SendResult.Retryable failed -> permit.get().failed(took, failed.reason());
+            case SendResult.Delivered delivered -> permit.get().succeeded(took);
+            case SendResult.Permanent refused -> permit.get().released();
+        }
+        return new Sent(result);
+    }
+}

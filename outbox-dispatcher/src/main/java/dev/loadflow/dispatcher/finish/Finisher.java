@@ -1,0 +1,194 @@
+package dev.loadflow.dispatcher.finish;
+
+import dev.loadflow.dispatcher.DispatcherMetrics;
+import dev.loadflow.dispatcher.DispatcherMetrics.AlertKind;
+import dev.loadflow.dispatcher.DispatcherMetrics.Result;
+import dev.loadflow.dispatcher.GroupCommit;
+import dev.loadflow.dispatcher.send.SendResult;
+import dev.loadflow.model.action.ActionType;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.OutcomeStatus;
+import dev.loadflow.store.alert.OpsAlerts;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.StaleClaimException;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueMessage;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What happens to a row after its attempt (ADR 0003): publish its {@code ActionOutcome} to the
+ * load queue, then mark it dispatched, retried or dead. Delivered rows publish and mark together
+ * with the rows delivered at the same time ({@link GroupCommit}): one enqueue and one update for
+ * the group, outcomes first.
+ *
+ * <p>The outcome is published before the mark: a crash between the two leaves the row to be
+ * claimed again, re-sent (the channel dedupes on the key) and published again (the event id
+ * {@code out:{outboxId}:{status}} is the same, so the log keeps one). Marking first could lose
+ * the outcome. A failure after the send (publish or mark) counts as an attempt and backs off.
+ * A row that dies publishes a failed outcome; when it was a Hero-channel, internal or webhook
+ * action, the outcome says {@code heroChannel} and an OpsAlert follows the publish: never a
+ * Hero task.
+ */
+public final class Finisher {
+
+    private static final Logger LOG = Logger.getLogger(Finisher.class);
+
+    private final Outbox outbox;
+    private final LoadQueue queue;
+    private final RetryPolicy retries;
+    private final OpsAlerts alerts;
+    private final DispatcherMetrics metrics;
+    private final Clock clock;
+    private final GroupCommit<Delivered, Finish> finishing = new GroupCommit<>(this::writeDelivered, 100);
+
+    public Finisher(Outbox outbox, LoadQueue queue, RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics,
+                    Clock clock) {
+        this.outbox = outbox;
+        this.queue = queue;
+        this.retries = retries;
+        this.alerts = alerts;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /** Finishes {@code row} after an attempt that came to {@code result}; a lost claim drops the mark. */
+    public void finish(OutboxRow row, SendResult result) {
+        try {
+            switch (result) {
+                case SendResult.Delivered delivered -> finishDelivered(row, delivered.receipt());
+                case SendResult.Retryable failed -> retryOrDie(row, failed.reason(), failed.retryAfter());
+                case SendResult.Permanent refused -> die(row, "permanent: " + refused.reason());
+            }
+        } catch (StaleClaimException e) {
+            metrics.sent(row.channel(), Result.STALE);
+            LOG.warnf("%s was taken over by another dispatcher while it was sent (lease %s): its mark is dropped",
+                    row.outboxId(), row.claimedUntil());
+        }
+    }
+
+    /** Gives the row back untried until {@code until} (its channel's circuit is open). */
+    public void defer(OutboxRow row, Instant until) {
+        outbox.defer(row.outboxId(), row.claimToken(), until);
+        metrics.sent(row.channel(), Result.DEFERRED);
+    }
+
+    /**
+     * Publishes the outcome and marks the row together with the other rows delivered meanwhile
+     * (one enqueue and one update for the group). If the group's write fails, the row does
+     * both on its own, which also tells a publish failure from a mark failure.
+     */
+    private void finishDelivered(OutboxRow row, String receipt) {
+        Finish finish = finishing.submit(new Delivered(row, outcome(row, OutcomeStatus.DELIVERED, receipt, null), receipt));
+        switch (finish) {
+            case MARKED -> metrics.sent(row.channel(), Result.DELIVERED);
+            case STALE -> throw new StaleClaimException(row.outboxId());
+            case ALONE -> {
+                if (publish(row, OutcomeStatus.DELIVERED, receipt, null)) {
+                    outbox.markDispatched(row.outboxId(), row.claimToken(), receipt);
+                    metrics.sent(row.channel(), Result.DELIVERED);
+                } else {
+                    retryOrBury(row, "delivered, but its outcome could not be published");
+                }
+            }
+        }
+    }
+
+    /** A delivered row waiting for its group's write. */
+    private record Delivered(OutboxRow row, QueueMessage outcome, String receipt) {
+    }
+
+    private enum Finish { MARKED, STALE, ALONE }
+
+    /** One group's write: publish every outcome, then mark every row (ADR 0003's order, for the whole group). */
+    private List<Finish> writeDelivered(List<Delivered> group) {
+        Set<String> stale;
+        try {
+            queue.enqueueAll(group.stream().map(Delivered::outcome).toList());
+            stale = outbox.markDispatchedAll(group.stream()
+                    .map(d -> new Outbox.Dispatched(d.row().outboxId(), d.row().claimToken(), d.receipt())).toList());
+        } catch (RuntimeException e) {
+            LOG.warnf("finishing %d delivered rows together failed (%s): each finishes on its own", group.size(), e.getMessage());
+            return group.stream().map(d -> Finish.ALONE).toList();
+        }
+        return group.stream().map(d -> stale.contains(d.row().outboxId()) ? Finish.STALE : Finish.MARKED).toList();
+    }
+
+    private void retryOrDie(OutboxRow row, String reason, Optional<Duration> retryAfter) {
+        Optional<Instant> next = retries.nextAttempt(row.attempts(), row.firstAttemptAt(), clock.instant(), retryAfter);
+        if (next.isPresent()) {
+            outbox.markFailed(row.outboxId(), row.claimToken(), reason, next.get());
+            metrics.sent(row.channel(), Result.RETRY);
+        } else {
+            die(row, "retry budget of " + retries.budget() + " spent; last: " + reason);
+        }
+    }
+
+    private void die(OutboxRow row, String reason) {
+        if (publish(row, OutcomeStatus.FAILED, null, reason)) {
+            bury(row, reason);
+            if (alertsOps(row)) {
+                raise(row, AlertKind.ACTION_DEAD, row.actionType() + " " + row.outboxId() + " died: " + reason);
+            }
+        } else {
+            retryOrBury(row, reason + " (and its failed outcome could not be published)");
+        }
+    }
+
+    /** A failure after the send: counts as an attempt and backs off; past the budget the row is buried anyway. */
+    private void retryOrBury(OutboxRow row, String reason) {
+        Optional<Instant> next = retries.nextAttempt(row.attempts(), row.firstAttemptAt(), clock.instant(), Optional.empty());
+        if (next.isPresent()) {
+            outbox.markFailed(row.outboxId(), row.claimToken(), reason, next.get());
+            metrics.sent(row.channel(), Result.RETRY);
+            return;
+        }
+        bury(row, reason);
+        raise(row, AlertKind.OUTCOME_UNPUBLISHED, "the outcome of " + row.outboxId() + " could not be published: " + reason);
+    }
+
+    private void bury(OutboxRow row, String reason) {
+        outbox.markFailed(row.outboxId(), row.claimToken(), reason, null);
+        metrics.sent(row.channel(), Result.DEAD);
+        metrics.died(row.channel());
+    }
+
+    private void raise(OutboxRow row, AlertKind kind, String message) {
+        if (alerts.raise(row.loadId(), row.outboxId(), row.actionType(), kind.tag(), message, clock.instant())) {
+            metrics.alert(kind);
+            LOG.errorf("OPS ALERT [%s] load %s: %s", kind.tag(), row.loadId(), message);
+        }
+    }
+
+    /** Publishes the row's {@code ActionOutcome} to the load queue; false when the queue could not take it. */
+    private boolean publish(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
+        try {
+            queue.enqueue(outcome(row, status, receipt, failure));
+            return true;
+        } catch (RuntimeException e) {
+            LOG.errorf("could not publish the %s outcome of %s: %s", status.wire(), row.outboxId(), e.getMessage());
+            return false;
+        }
+    }
+
+    private QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
+        return QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
+                row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), clock.instant(),
+                row.correlationId()));
+    }
+
+    /** Every action but an SMS pages on-call when it dies, never a Hero (an unreadable row included). */
+    private static boolean alertsOps(OutboxRow row) {
+        return Arrays.stream(ActionType.values())
+                .noneMatch(t -> t.wire().equals(row.actionType()) && !t.alertsOpsOnFailure());
+    }
+}

@@ -1,0 +1,30 @@
+package dev.loadflow.dispatcher.send;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/** The request bodies DESIGN.md pins for each channel, serialised by Jackson. */
+public final class ChannelBodies {
+
+    private ChannelBodies() {
+    }
+
+    /** SMS: {@code POST {sms.url}/messages}. */
+    @RegisterForReflection
+    public record Sms(String to, String text) {
+    }
+
+    /** Hero tasks: {@code POST {hero.url}/tasks}. */
+    @RegisterForReflection
+    public record HeroTask(String loadId, String title, String urgency, String body) {
+    }
+
+    /** Hero Slack: {@code POST {slack.url}}. */
+    @RegisterForReflection
+    public record SlackPost(String channel, String text) {
+    }
+
+    /** A client's stage webhook: {@code POST {url}}; {@code at} is ISO-8601. */
+    @RegisterForReflection
+    public record StageChange(String loadId, String stage, String at) {
+    }
+}

@@ -1,0 +1,20 @@
+package dev.loadflow.store.stage;
+
+import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class PgLoadStagesContractTest extends LoadStagesContract {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("stages");
+
+    @Override
+    protected LoadStages loadStages() {
+        return new PgLoadStages(PG.pool());
+    }
+
+    @Override
+    protected void reset() {
+        PG.database().truncateAll();
+    }
+}
