@@ -11,10 +11,12 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.Rule;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -163,8 +165,34 @@ class ManifestsTest {
             assertThat(c.getStartupProbe().getHttpGet().getPath()).isEqualTo("/q/health/started");
             assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
             assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+            for (var probe : List.of(c.getStartupProbe(), c.getLivenessProbe(), c.getReadinessProbe())) {
+                assertThat(probe.getHttpGet().getPort().getStrVal()).as("probes use the management port").isEqualTo("management");
+            }
+            assertThat(c.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
+                    .containsExactlyInAnyOrder("http:8080", "management:9000");
             assertThat(c.getResources().getLimits().get("memory"))
                     .isEqualTo(new Quantity(overlay.equals("native") ? "128Mi" : "512Mi"));
+        }
+    }
+
+    @Test
+    void monitoringReachesOnlyTheManagementPort() throws IOException {
+        List<HasMetadata> objects = typed("jvm");
+        ServiceMonitor monitor = ofType(objects, ServiceMonitor.class).get(0);
+        assertThat(monitor.getSpec().getEndpoints()).extracting(e -> e.getPort() + e.getPath())
+                .containsExactly("management/q/metrics");
+
+        NetworkPolicy policy = ofType(objects, NetworkPolicy.class).stream()
+                .filter(n -> n.getMetadata().getName().equals("loadflow")).findFirst().orElseThrow();
+        for (var rule : policy.getSpec().getIngress()) {
+            boolean fromMonitoring = rule.getFrom().stream().anyMatch(peer -> peer.getNamespaceSelector() != null);
+            List<Integer> ports = rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList();
+            assertThat(ports).as(fromMonitoring ? "what monitoring reaches" : "what the namespace reaches")
+                    .containsExactly(fromMonitoring ? 9000 : 8080);
+        }
+        for (Deployment d : ofType(objects, Deployment.class)) {
+            assertThat(d.getSpec().getTemplate().getSpec().getVolumes()).as(d.getMetadata().getName())
+                    .extracting(v -> v.getConfigMap() == null ? "" : v.getConfigMap().getName()).contains("loadflow-jwt");
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.LongStream;
 
+import static dev.loadflow.service.testing.Management.management;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.worker.LoadApi.count;
 import static io.restassured.RestAssured.given;
@@ -65,7 +66,7 @@ class ConcurrentRedeliveryTest {
     Pool pool;
 
     private static double conflictsMetric() {
-        String line = given().get("/q/metrics").then().statusCode(200).extract().asString().lines()
+        String line = management().get("/q/metrics").then().statusCode(200).extract().asString().lines()
                 .filter(l -> l.startsWith("loadflow_worker_conflicts_total")).findFirst().orElseThrow();
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
     }

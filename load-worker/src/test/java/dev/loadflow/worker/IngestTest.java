@@ -13,7 +13,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import static dev.loadflow.service.testing.Management.management;
 import static dev.loadflow.testing.Fixtures.newLoadId;
+import static dev.loadflow.worker.LoadApi.asOperator;
+import static dev.loadflow.worker.LoadApi.asSource;
 import static dev.loadflow.worker.LoadApi.assigned;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.ping;
@@ -44,7 +47,7 @@ class IngestTest {
     void assignedThenAHighRiskPingLogsBothAndWritesTheAsksOutboxRowsWithThePinnedIds() {
         String load = newLoadId();
 
-        given().contentType("application/json").body(assigned("assign_1"))
+        asSource().contentType("application/json").body(assigned("assign_1"))
                 .when().post("/loads/{loadId}/events", load)
                 .then().statusCode(202).body("status", is("queued")).body("eventId", is("assign_1"));
         assertThat(post(load, ping("ping_0700", "high"))).isEqualTo(202);
@@ -79,11 +82,11 @@ class IngestTest {
         post(load, ping("ping_0700", "high"));
         awaitVersion(load, 4);
 
-        given().contentType("application/json").body(ping("ping_0700", "high"))
+        asSource().contentType("application/json").body(ping("ping_0700", "high"))
                 .when().post("/loads/{loadId}/events", load)
                 .then().statusCode(200).body("status", is("already processed"));
 
-        assertThat(given().get("/loads/{loadId}", load).then().extract().jsonPath().getInt("version")).isEqualTo(4);
+        assertThat(asOperator().get("/loads/{loadId}", load).then().extract().jsonPath().getInt("version")).isEqualTo(4);
         assertThat(outboxIds(load)).hasSize(2);
         assertThat(rows("load_queue", load)).isZero();
     }
@@ -99,7 +102,7 @@ class IngestTest {
     void badEventsGet400NamingTheProblemAndNothingIsWritten(String problem, String body, String field, String detail) {
         String load = newLoadId();
 
-        given().contentType("application/json").body(body)
+        asSource().contentType("application/json").body(body)
                 .when().post("/loads/{loadId}/events", load)
                 .then().statusCode(400)
                 .contentType("application/problem+json")
@@ -110,15 +113,15 @@ class IngestTest {
 
         assertThat(rows("load_queue", load)).isZero();
         assertThat(rows("event_log", load)).isZero();
-        given().get("/loads/{loadId}", load).then().statusCode(404).contentType("application/problem+json");
+        asOperator().get("/loads/{loadId}", load).then().statusCode(404).contentType("application/problem+json");
     }
 
     @Test
     void aLoadIdOutsideTheAlphabetIsRefused() {
-        given().contentType("application/json").body(ping("ping_0700", "high"))
+        asSource().contentType("application/json").body(ping("ping_0700", "high"))
                 .when().post("/loads/{loadId}/events", "load.one")
                 .then().statusCode(400).body("field", is("loadId"));
-        given().get("/loads/{loadId}", "load.one").then().statusCode(400).body("field", is("loadId"));
+        asOperator().get("/loads/{loadId}", "load.one").then().statusCode(400).body("field", is("loadId"));
     }
 
     @Test
@@ -127,7 +130,7 @@ class IngestTest {
         post(load, assigned("assign_1"));
         awaitVersion(load, 2);
 
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = management().get("/q/metrics").then().statusCode(200).extract().asString();
         assertThat(metrics).contains("loadflow_worker_runs_total{result=\"decided\"}")
                 .contains("loadflow_worker_runs_total{result=\"conflict_retried\"}")
                 .contains("loadflow_worker_conflicts_total")

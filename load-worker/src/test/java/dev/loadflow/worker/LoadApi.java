@@ -1,7 +1,9 @@
 package dev.loadflow.worker;
 
+import dev.loadflow.service.testing.TestCallers;
 import dev.loadflow.store.pg.Pg;
 import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -38,18 +40,28 @@ final class LoadApi {
                  "payload": {"from": "+15550100", "text": "%s"}}""".formatted(eventId, text);
     }
 
+    /** A request from the test source, with its ingest token. */
+    static RequestSpecification asSource() {
+        return given().auth().oauth2(TestCallers.INGEST_TOKEN);
+    }
+
+    /** A request from an operator (phone numbers unmasked). */
+    static RequestSpecification asOperator() {
+        return given().auth().oauth2(TestCallers.operator());
+    }
+
     static int post(String loadId, String body) {
-        return given().contentType("application/json").body(body)
+        return asSource().contentType("application/json").body(body)
                 .when().post("/loads/{loadId}/events", loadId)
                 .then().extract().statusCode();
     }
 
     /** Waits until the load's log reaches {@code version}, then returns the operator's view. */
     static JsonPath awaitVersion(String loadId, int version) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> given().get("/loads/{loadId}", loadId)
+        await().atMost(Duration.ofSeconds(20)).until(() -> asOperator().get("/loads/{loadId}", loadId)
                 .then().extract().statusCode() == 200
-                && given().get("/loads/{loadId}", loadId).then().extract().jsonPath().getInt("version") >= version);
-        JsonPath view = given().get("/loads/{loadId}", loadId).then().statusCode(200)
+                && asOperator().get("/loads/{loadId}", loadId).then().extract().jsonPath().getInt("version") >= version);
+        JsonPath view = asOperator().get("/loads/{loadId}", loadId).then().statusCode(200)
                 .body("version", greaterThanOrEqualTo(version)).extract().jsonPath();
         return view;
     }

@@ -6,6 +6,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
 
+import static dev.loadflow.service.testing.Management.management;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.is;
 
@@ -20,11 +21,11 @@ class LoadWorkerHealthTest extends ServiceHealthContract {
 
     @Test
     void readyOnlyWithTheQueueConsumerStartedAndLiveWhileItsLoopGoesRound() {
-        given().when().get("/q/health/ready")
+        management().when().get("/q/health/ready")
                 .then().statusCode(200)
                 .body("checks.find { it.name == 'load-queue-consumer' }.status", is("UP"))
                 .body("checks.find { it.name == 'load-queue-consumer' }.data.enabled", is(true));
-        given().when().get("/q/health/live")
+        management().when().get("/q/health/live")
                 .then().statusCode(200)
                 .body("checks.find { it.name == 'load-queue-consumer-loop' }.status", is("UP"));
     }

@@ -15,6 +15,8 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Operators see the load queue's poison and re-drive it, with the admin token only. */
 @QuarkusTest
@@ -41,10 +43,19 @@ class QueueAdminTest {
                 .body("parked.find { it.messageId == 'garbled' }.reason", is("unreadable message: type: missing"));
         given().auth().oauth2(TOKEN).queryParam("loadId", load).queryParam("messageId", "garbled")
                 .post("/admin/queue/dead/redrive")
-                .then().statusCode(200).body("redriven", is(true));
+                .then().statusCode(200).body("redriven", is(true)).body("auditId", notNullValue());
+        assertThat(PostgresTestResource.current().rows(
+                "SELECT principal, action FROM admin_audit WHERE target = ?", load + "/garbled"))
+                .as("the re-drive is in the trail with who made it").singleElement()
+                .satisfies(row -> {
+                    assertThat(row.get("principal")).isEqualTo("admin-token");
+                    assertThat(row.get("action")).isEqualTo("queue.redrive");
+                });
         given().auth().oauth2(TOKEN).queryParam("loadId", load).queryParam("messageId", "never-parked")
                 .post("/admin/queue/dead/redrive")
                 .then().statusCode(404).contentType("application/problem+json");
+        assertThat(PostgresTestResource.current().rows("SELECT id FROM admin_audit WHERE target = ?", load + "/never-parked"))
+                .as("a re-drive that found nothing left no row").isEmpty();
         given().auth().oauth2(TOKEN).queryParam("limit", 0).get("/admin/queue/dead").then().statusCode(400);
     }
 }

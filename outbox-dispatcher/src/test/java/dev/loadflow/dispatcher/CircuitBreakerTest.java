@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 
+import static dev.loadflow.service.testing.Management.management;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.matching;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
@@ -61,7 +62,7 @@ class CircuitBreakerTest {
     Pool pool;
 
     private static double circuitState() {
-        String line = given().get("/q/metrics").then().extract().asString().lines()
+        String line = management().get("/q/metrics").then().extract().asString().lines()
                 .filter(l -> l.startsWith("loadflow_channel_circuit_state{channel=\"sms\"}")).findFirst().orElseThrow();
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
     }

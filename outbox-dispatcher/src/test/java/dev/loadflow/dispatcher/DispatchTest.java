@@ -9,6 +9,7 @@ import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.service.testing.TestCallers;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxMessage;
@@ -18,9 +19,13 @@ import dev.loadflow.store.timer.TimerStatus;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
 import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.net.URI;
 import java.net.URLEncoder;
@@ -30,6 +35,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import static dev.loadflow.service.testing.Management.management;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
@@ -44,6 +50,7 @@ import static dev.loadflow.dispatcher.WireMockChannels.ADMIN_TOKEN;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 
@@ -189,7 +196,7 @@ class DispatchTest {
         wiremock.verify(1, postRequestedFor(urlEqualTo("/hero/tasks")).withHeader("Idempotency-Key", equalTo(task)));
         given().auth().oauth2(ADMIN_TOKEN).get("/admin/alerts")
                 .then().statusCode(200).body("alerts.outboxId", hasItem(task)).body("alerts.kind", hasItem("action_dead"));
-        String metrics = given().get("/q/metrics").then().extract().asString();
+        String metrics = management().get("/q/metrics").then().extract().asString();
         assertThat(metrics).containsPattern("loadflow_ops_alerts_total\\{kind=\"action_dead\"\\} [1-9]");
     }
 
@@ -201,7 +208,7 @@ class DispatchTest {
         awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
         String encoded = URLEncoder.encode(smsId(load), StandardCharsets.UTF_8);
 
-        given().urlEncodingEnabled(false).get("/admin/outbox/" + encoded).then().statusCode(401).header("WWW-Authenticate", "Bearer realm=\"loadflow-admin\"");
+        given().urlEncodingEnabled(false).get("/admin/outbox/" + encoded).then().statusCode(401).header("WWW-Authenticate", "Bearer realm=\"loadflow\"");
         given().urlEncodingEnabled(false).auth().oauth2("wrong").post("/admin/outbox/" + encoded + "/replay").then().statusCode(401);
         given().auth().oauth2(ADMIN_TOKEN).queryParam("loadId", load).get("/admin/outbox/dead")
                 .then().statusCode(200).body("rows.outboxId", hasItem(smsId(load)));
@@ -216,8 +223,20 @@ class DispatchTest {
         assertThat(sent.receipt()).isEqualTo("fixed");
         wiremock.verify(2, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load))));
         given().urlEncodingEnabled(false).auth().oauth2(ADMIN_TOKEN).post("/admin/outbox/" + encoded + "/replay").then().statusCode(409);
-        given().auth().oauth2(ADMIN_TOKEN).queryParam("loadId", load).post("/admin/outbox/replay")
+        given().auth().oauth2(TestCallers.operator()).queryParam("loadId", load).post("/admin/outbox/replay")
                 .then().statusCode(200).body("replayed", is(0));
+
+        // each change is in the trail with who made it; the refused replay (409) left no row
+        JsonPath trail = given().auth().oauth2(TestCallers.viewer()).queryParam("size", 500).get("/admin/audit")
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(trail.getList("entries.findAll { it.target == '" + smsId(load) + "' }.principal"))
+                .containsExactly("admin-token");
+        assertThat(trail.getInt("entries.find { it.target == '" + smsId(load) + "' }.result.replayed")).isEqualTo(1);
+        assertThat(trail.getString("entries.find { it.target == '" + smsId(load) + "' }.action")).isEqualTo("outbox.replay");
+        assertThat(trail.getString("entries.find { it.params.loadId == '" + load + "' }.principal")).isEqualTo("otto");
+        assertThat(trail.getInt("entries.find { it.params.loadId == '" + load + "' }.result.replayed")).isZero();
+        given().auth().oauth2(TestCallers.viewer()).queryParam("principal", "otto").get("/admin/audit")
+                .then().statusCode(200).body("entries.principal", everyItem(is("otto")));
         given().auth().oauth2(ADMIN_TOKEN).queryParam("since", "yesterday").get("/admin/outbox/dead")
                 .then().statusCode(400).contentType("application/problem+json")
                 .body("detail", is("since must be an ISO-8601 instant, got 'yesterday'"));
@@ -270,9 +289,50 @@ class DispatchTest {
         assertThat(outcome(queued(pool, load, "out:" + id + ":failed")).failure()).contains("unreadable payload");
     }
 
+    @ParameterizedTest(name = "{0} {1} {2} → {3}")
+    @CsvSource(delimiter = '|', textBlock = """
+            nobody   | GET  | /admin/outbox/dead                 | 401
+            source   | GET  | /admin/outbox/dead                 | 403
+            viewer   | GET  | /admin/outbox/dead                 | 200
+            operator | GET  | /admin/outbox/dead                 | 200
+            nobody   | GET  | /admin/alerts                      | 401
+            source   | GET  | /admin/alerts                      | 403
+            viewer   | GET  | /admin/alerts                      | 200
+            viewer   | GET  | /admin/outbox/no-such-row          | 404
+            source   | POST | /admin/outbox/no-such-row/replay   | 403
+            viewer   | POST | /admin/outbox/no-such-row/replay   | 403
+            operator | POST | /admin/outbox/no-such-row/replay   | 404
+            nobody   | POST | /admin/outbox/replay               | 401
+            viewer   | POST | /admin/outbox/replay?loadId=none-1 | 403
+            operator | POST | /admin/outbox/replay?loadId=none-1 | 200
+            nobody   | GET  | /admin/audit                       | 401
+            source   | GET  | /admin/audit                       | 403
+            viewer   | GET  | /admin/audit                       | 200
+            """)
+    void eachCallerGetsWhatItsRolesAllow(String caller, String method, String path, int status) {
+        RequestSpecification request = (switch (caller) {
+            case "nobody" -> given();
+            case "source" -> given().auth().oauth2(TestCallers.INGEST_TOKEN);
+            case "viewer" -> given().auth().oauth2(TestCallers.viewer());
+            case "operator" -> given().auth().oauth2(TestCallers.operator());
+            default -> throw new IllegalArgumentException(caller);
+        }).urlEncodingEnabled(false);
+        var response = (method.equals("GET") ? request.get(path) : request.post(path)).then().statusCode(status);
+        if (status >= 400) {
+            response.contentType("application/problem+json").body("status", is(status));
+        }
+    }
+
+    @Test
+    void theApiPortServesNoMetricsHealthOrOpenApi() {
+        given().get("/q/metrics").then().statusCode(404);
+        given().get("/q/health/live").then().statusCode(404);
+        given().get("/q/openapi").then().statusCode(404);
+    }
+
     @Test
     void theAdminApiIsDescribedByAnOpenApiDocument() {
-        given().get("/q/openapi?format=json").then().statusCode(200)
+        management().get("/q/openapi?format=json").then().statusCode(200)
                 .body("paths.'/admin/outbox/dead'.get.summary", is("List parked rows, newest dead first; filters are optional"))
                 .body("components.securitySchemes.bearer.scheme", is("bearer"));
     }

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import static dev.loadflow.service.testing.Management.management;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
@@ -110,7 +111,7 @@ class SlowSendTest {
         wiremock.verify(2, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(sms)));
         assertThat(queued(pool, load, "out:" + sms + ":delivered")).isNotNull();
         assertThat(queued(pool, load, "out:" + sms + ":failed")).isNotNull();
-        assertThat(given().get("/q/metrics").then().extract().asString())
+        assertThat(management().get("/q/metrics").then().extract().asString())
                 .containsPattern("loadflow_outbox_sends_total\\{channel=\"sms\",result=\"stale\"\\} [1-9]");
     }
 }

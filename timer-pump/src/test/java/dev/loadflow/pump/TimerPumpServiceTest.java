@@ -3,6 +3,7 @@ package dev.loadflow.pump;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.service.testing.TestCallers;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.timer.Timer;
 import dev.loadflow.store.timer.TimerStatus;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Clock;
 import java.time.Duration;
 
+import static dev.loadflow.service.testing.Management.management;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,7 +60,7 @@ class TimerPumpServiceTest {
         assertThat(body).contains("\"type\": \"TimerFired\"").contains("\"attempt\": 1").contains("\"correlationId\": \"c-1\"");
         Timer fired = timers.find(id).orElseThrow();
         assertThat(fired.firedAt()).isAfterOrEqualTo(fired.fireAt());
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = management().get("/q/metrics").then().statusCode(200).extract().asString();
         assertThat(metrics).containsPattern("loadflow_pump_fired_total [1-9]")
                 .contains("loadflow_pump_lateness_seconds_bucket")
                 .contains("loadflow_pump_due_backlog")
@@ -94,7 +96,14 @@ class TimerPumpServiceTest {
                 .body("timers[0].timerId", is(id.toString()))
                 .body("timers[0].status", is("scheduled"));
         given().auth().oauth2("pump-test-token").get("/admin/timers").then().statusCode(400);
-        given().get("/q/health/ready").then().statusCode(200)
+        given().auth().oauth2(TestCallers.viewer()).queryParam("loadId", load).get("/admin/timers")
+                .then().statusCode(200).body("timers", hasSize(1));
+        given().auth().oauth2(TestCallers.operator()).queryParam("loadId", load).get("/admin/timers")
+                .then().statusCode(200).body("timers", hasSize(1));
+        given().auth().oauth2(TestCallers.INGEST_TOKEN).queryParam("loadId", load).get("/admin/timers")
+                .then().statusCode(403).contentType("application/problem+json");
+        given().get("/q/metrics").then().statusCode(404);
+        management().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'timer-pump' }.status", is("UP"));
     }
 }

@@ -3,6 +3,7 @@ package dev.loadflow.evals.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.loadflow.evals.sim.ChannelSimulator;
 import dev.loadflow.model.json.JsonReader;
+import io.smallrye.jwt.build.Jwt;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.File;
@@ -12,7 +13,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,15 +27,21 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * The local run: PostgreSQL (embedded, or the server {@code QUARKUS_DATASOURCE_JDBC_URL}
  * names), the channel simulator on :8090, the three packaged services on their ports
  * (8081, 8082, 8083), then the demo story played through the ingest API with client A's
- * retry-after shortened to 15 seconds. Everything keeps running for the admin API and
- * {@code /q/metrics} until Ctrl-C, which stops every process it started.
+ * retry-after shortened to 15 seconds. The story is told the way production callers would:
+ * a source ingests with its token, an operator reads the load and a viewer its timers, with
+ * JWTs signed by a key pair made at start (only its public key is written, under
+ * {@code evals/target/local-run}). Everything keeps running for the admin API and the
+ * management ports (health, metrics) until Ctrl-C, which stops every process it started.
  *
  * <p>{@code --exit-after-demo} stops everything once the story has been told (for CI).
  */
@@ -38,6 +50,8 @@ public final class LocalRun {
     private static final String LOAD = "481207";
     private static final Duration RETRY_AFTER = Duration.ofSeconds(15);
     private static final String ADMIN_TOKEN = "local-admin-token";
+    private static final String SOURCE = "local-demo";
+    private static final String ISSUER = "loadflow";
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
     private static final PrintStream OUT = System.out;
     /** Only for the wall-clock times printed beside each step. */
@@ -47,6 +61,10 @@ public final class LocalRun {
     private final HttpClient http = HttpClient.newHttpClient();
     private EmbeddedPostgres embedded;
     private ChannelSimulator simulator;
+    private final String ingestToken = randomToken();
+    private final KeyPair keys = rsa();
+    private String viewer;
+    private String operator;
 
     public static void main(String[] args) throws Exception {
         boolean exitAfterDemo = List.of(args).contains("--exit-after-demo");
@@ -66,8 +84,7 @@ public final class LocalRun {
         if (exitAfterDemo) {
             System.exit(0);
         }
-        OUT.printf("%nEverything keeps running: ingest :8081, admin :8082 and :8083 (Authorization: Bearer %s),%n"
-                + "metrics at /q/metrics, the simulator on :8090. Ctrl-C stops it all.%n", ADMIN_TOKEN);
+        run.printCredentials();
         stopped.await();
     }
 
@@ -90,6 +107,15 @@ public final class LocalRun {
         String database = "loadflow_local";
         recreate("jdbc:postgresql://" + hostPort + "/postgres", user, password, database);
 
+        Path publicKey = root.resolve("evals/target/local-run/jwt-public.pem");
+        Files.createDirectories(publicKey.getParent());
+        Files.writeString(publicKey, "-----BEGIN PUBLIC KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(keys.getPublic().getEncoded())
+                + "\n-----END PUBLIC KEY-----\n");
+        viewer = jwt("local-viewer", "loadflow-viewer");
+        operator = jwt("local-operator", "loadflow-operator");
+        step("callers: source %s with a fresh ingest token; JWTs verified with %s", SOURCE, root.relativize(publicKey));
+
         simulator = ChannelSimulator.start(8090, OUT);
         step("channel simulator on :8090 (SMS, Hero tasks, Hero Slack; dedupes on Idempotency-Key)");
 
@@ -105,6 +131,9 @@ public final class LocalRun {
                     "-Dquarkus.datasource.username=" + user,
                     "-Dquarkus.datasource.password=" + password,
                     "-Dloadflow.admin.token=" + ADMIN_TOKEN,
+                    "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
+                    "-Dmp.jwt.verify.publickey.location=" + publicKey,
+                    "-Dmp.jwt.verify.issuer=" + ISSUER,
                     "-Dloadflow.sop.clients.client-a.retry-after=" + RETRY_AFTER,
                     "-Dloadflow.channels.sms.url=http://127.0.0.1:8090/sms",
                     "-Dloadflow.channels.hero.url=http://127.0.0.1:8090/hero",
@@ -116,7 +145,7 @@ public final class LocalRun {
             services.add(pb.start());
             step("%s starting on :%s (log: %s)", service[0], service[1], root.relativize(logFile));
         }
-        for (String port : List.of("8081", "8082", "8083")) {
+        for (String port : List.of("9081", "9082", "9083")) {
             awaitReady(port);
         }
         step("all three services ready");
@@ -140,7 +169,7 @@ public final class LocalRun {
         awaitDeliveries("slack", 1, Duration.ofSeconds(20));
         Thread.sleep(1_500);
 
-        JsonNode load = JsonReader.parse(get("http://127.0.0.1:8081/loads/" + LOAD)).node();
+        JsonNode load = JsonReader.parse(get("http://127.0.0.1:8081/loads/" + LOAD, operator)).node();
         OUT.printf("%n== GET /loads/%s: version %d, open asks %d, closed %s ==%n", LOAD, load.path("version").asLong(),
                 load.path("state").path("openAsks").size(), load.path("state").path("closedAsks"));
         for (JsonNode entry : load.path("log")) {
@@ -150,7 +179,7 @@ public final class LocalRun {
                     : entry.path("entryId").asText();
             OUT.printf("%4d  %-17s %s%n", entry.path("seq").asLong(), entry.path("type").asText(), detail);
         }
-        String timers = get("http://127.0.0.1:8083/admin/timers?loadId=" + LOAD, ADMIN_TOKEN);
+        String timers = get("http://127.0.0.1:8083/admin/timers?loadId=" + LOAD, viewer);
         OUT.printf("%n== GET /admin/timers?loadId=%s (timer-pump) ==%n", LOAD);
         for (JsonNode t : JsonReader.parse(timers).node().path("timers")) {
             OUT.printf("  %s  %s  fire at %s%n", t.path("timerId").asText(), t.path("status").asText(), t.path("fireAt").asText());
@@ -159,7 +188,7 @@ public final class LocalRun {
 
     private void ingest(String what, String json) throws Exception {
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:8081/loads/" + LOAD + "/events"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + ingestToken).POST(HttpRequest.BodyPublishers.ofString(json)).build(),
                 HttpResponse.BodyHandlers.ofString());
         step("POST %s → %d %s", what, response.statusCode(), response.body());
     }
@@ -196,8 +225,46 @@ public final class LocalRun {
         throw new IllegalStateException("the service on :" + port + " was not ready within 90 s");
     }
 
-    private String get(String url) throws Exception {
-        return get(url, null);
+    /** Tells how to call each service by hand while they run. */
+    private void printCredentials() {
+        OUT.printf("""
+
+                Everything keeps running until Ctrl-C: the API on :8081, :8082, :8083; health and metrics
+                on :9081, :9082, :9083 (/q/health, /q/metrics); the channel simulator on :8090.
+                Credentials of this run (the JWTs are valid for 12 hours):
+                  export INGEST_TOKEN=%s
+                  export VIEWER=%s
+                  export OPERATOR=%s
+                Try them:
+                  curl -s -H "Authorization: Bearer $INGEST_TOKEN" -H 'content-type: application/json' localhost:8081/loads/%s/events \\
+                       -d '{"eventId":"ping_0800","type":"LocationPing","occurredAt":"2026-11-30T08:00:00Z","payload":{"risk":"low","lat":41.9,"lon":-87.6}}'
+                  curl -s -H "Authorization: Bearer $VIEWER" localhost:8081/loads/%s | jq .state
+                  curl -s -H "Authorization: Bearer $VIEWER" localhost:8082/admin/outbox/dead | jq .
+                  curl -s -H "Authorization: Bearer $OPERATOR" -X POST 'localhost:8082/admin/outbox/replay?loadId=%s' | jq .
+                  curl -s localhost:9082/q/metrics | grep loadflow_outbox_sends_total
+                The break-glass token is %s.
+                """, ingestToken, viewer, operator, LOAD, LOAD, LOAD, ADMIN_TOKEN);
+    }
+
+    private String jwt(String subject, String group) {
+        return Jwt.issuer(ISSUER).subject(subject).groups(Set.of(group)).expiresIn(Duration.ofHours(12).toSeconds())
+                .sign(keys.getPrivate());
+    }
+
+    private static KeyPair rsa() {
+        try {
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+            generator.initialize(2048);
+            return generator.generateKeyPair();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String randomToken() {
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
     }
 
     private String get(String url, String token) throws Exception {

@@ -1,10 +1,14 @@
 package dev.loadflow.worker.admin;
 
 import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.security.Audits;
+import dev.loadflow.service.security.Roles;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ParkedMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -16,9 +20,11 @@ import jakarta.ws.rs.core.Response;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * Poison messages of the load queue, for operators (bearer token, see AdminAuth): list them,
+ * Poison messages of the load queue, for operators (viewers read, operators change): list them,
  * and re-drive one once its cause is fixed. Works on the PostgreSQL queue and on SQS FIFO.
  */
 @Path("/admin/queue/dead")
@@ -26,12 +32,15 @@ import java.util.List;
 public class QueueAdminResource {
 
     private final LoadQueue queue;
+    private final Audits audits;
 
-    QueueAdminResource(LoadQueue queue) {
+    QueueAdminResource(LoadQueue queue, Audits audits) {
         this.queue = queue;
+        this.audits = audits;
     }
 
     @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @RunOnVirtualThread
     public Response parked(@QueryParam("limit") @DefaultValue("50") int limit) {
         if (limit < 1 || limit > 500) {
@@ -41,17 +50,21 @@ public class QueueAdminResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/redrive")
     @RunOnVirtualThread
     public Response redrive(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId) {
         if (loadId == null || messageId == null) {
             return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).response();
         }
-        if (!queue.redrive(loadId, messageId)) {
+        AuditRecord audit = audits.of("queue.redrive", loadId + "/" + messageId, Map.of());
+        Optional<Long> auditId = queue.redrive(loadId, messageId, audit);
+        if (auditId.isEmpty()) {
             return Problem.of(Response.Status.NOT_FOUND, "Not Found",
                     "no parked message " + messageId + " of load " + loadId, null).response();
         }
-        return Response.ok(new Redriven(loadId, messageId, true)).build();
+        audits.logged(audit, auditId.get(), "redriven");
+        return Response.ok(new Redriven(loadId, messageId, true, auditId.get())).build();
     }
 
     @RegisterForReflection
@@ -68,6 +81,6 @@ public class QueueAdminResource {
     }
 
     @RegisterForReflection
-    record Redriven(String loadId, String messageId, boolean redriven) {
+    record Redriven(String loadId, String messageId, boolean redriven, long auditId) {
     }
 }

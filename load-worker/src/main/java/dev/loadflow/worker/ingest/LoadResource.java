@@ -5,11 +5,14 @@ import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.security.Roles;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -25,6 +28,8 @@ import java.time.Clock;
  * Ingest and the operator's read of a load. An event is validated strictly, then queued; the
  * worker's run logs it. Ingest is idempotent on the event id: an event already logged or
  * already queued answers 200 and changes nothing (the first body of an id is the one kept).
+ * Only sources ingest (their token names them, and the name is kept with the event); viewers
+ * and operators read, and only operators see phone numbers unmasked.
  */
 @Path("/loads/{loadId}")
 public class LoadResource {
@@ -32,11 +37,13 @@ public class LoadResource {
     private final EventStore events;
     private final LoadQueue queue;
     private final Clock clock;
+    private final SecurityIdentity caller;
 
-    LoadResource(EventStore events, LoadQueue queue, Clock clock) {
+    LoadResource(EventStore events, LoadQueue queue, Clock clock, SecurityIdentity caller) {
         this.events = events;
         this.queue = queue;
         this.clock = clock;
+        this.caller = caller;
     }
 
     @POST
@@ -44,8 +51,10 @@ public class LoadResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @RolesAllowed(Roles.SOURCE)
     public Response ingest(@PathParam("loadId") String loadId, String body) {
-        InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant());
+        InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
+                .withSource(caller.getPrincipal().getName());
         if (events.contains(loadId, event.eventId())) {
             return Response.ok(receipt(event, "already processed")).build();
         }
@@ -58,6 +67,7 @@ public class LoadResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     public Response load(@PathParam("loadId") String loadId) {
         if (!InboundIds.isValidLoadId(loadId)) {
             return Problem.of(Response.Status.BAD_REQUEST, "Invalid load id",
@@ -68,7 +78,7 @@ public class LoadResource {
             return Problem.of(Response.Status.NOT_FOUND, "No such load",
                     "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null).response();
         }
-        return Response.ok(LoadView.of(log)).build();
+        return Response.ok(LoadView.of(log, !caller.hasRole(Roles.OPERATOR))).build();
     }
 
     private static Receipt receipt(InboundEvent event, String status) {

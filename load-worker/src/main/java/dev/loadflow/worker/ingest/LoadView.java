@@ -13,8 +13,13 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
-/** The operator's view of one load: projected state, version and the whole log. */
+/**
+ * The operator's view of one load: projected state, version and the whole log. Masked, every
+ * phone number in it (the driver's, an SMS's sender or recipient, one quoted in a text) shows
+ * only its country and area digits and its last four: {@code +1555***0100}.
+ */
 @RegisterForReflection
 record LoadView(String loadId, long version, State state, List<Entry> log) {
 
@@ -33,19 +38,21 @@ record LoadView(String loadId, long version, State state, List<Entry> log) {
 
     @RegisterForReflection
     record Entry(long seq, Instant recordedAt, String entryId, String kind, String type, JsonNode body) {
-        static Entry of(RecordedEntry recorded) {
+        static Entry of(RecordedEntry recorded, boolean masked) {
+            JsonNode body = JsonReader.parse(LogCodec.encode(recorded.entry())).node();
             return new Entry(recorded.seq(), recorded.recordedAt(), recorded.entry().entryId(), recorded.entry().kind(),
-                    recorded.entry().typeName(), JsonReader.parse(LogCodec.encode(recorded.entry())).node());
+                    recorded.entry().typeName(), masked ? PhoneMask.mask(body) : body);
         }
     }
 
-    static LoadView of(LoadLog log) {
+    static LoadView of(LoadLog log, boolean masked) {
         LoadState state = LoadState.project(log);
+        UnaryOperator<String> phones = masked ? PhoneMask::mask : UnaryOperator.identity();
         Map<String, List<String>> outcomes = new LinkedHashMap<>();
         state.outcomes().forEach((outboxId, statuses) -> outcomes.put(outboxId, statuses.stream().map(s -> s.wire()).toList()));
         return new LoadView(log.loadId(), log.version(),
-                new State(state.clientId(), state.driverPhone(), state.stage(),
+                new State(state.clientId(), phones.apply(state.driverPhone()), state.stage(),
                         state.openAsks().values().stream().map(Ask::of).toList(), List.copyOf(state.closedAsks()), outcomes),
-                log.entries().stream().map(Entry::of).toList());
+                log.entries().stream().map(e -> Entry.of(e, masked)).toList());
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.store.alert.OpsAlert;
+import dev.loadflow.store.audit.AuditEntry;
 import dev.loadflow.store.outbox.OutboxFailure;
 import dev.loadflow.store.outbox.OutboxRow;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -44,11 +45,25 @@ final class AdminAnswers {
     }
 
     @RegisterForReflection
-    record Replayed(String outboxId, int replayed) {
+    record Replayed(String outboxId, int replayed, long auditId) {
     }
 
     @RegisterForReflection
-    record ReplayedMatching(int replayed) {
+    record ReplayedMatching(int replayed, long auditId) {
+    }
+
+    /** One admin change; {@code params} and {@code result} as the JSON they were recorded as. */
+    @RegisterForReflection
+    record AuditView(long id, Instant at, String principal, String service, String action, String target,
+                     JsonNode params, JsonNode result) {
+        static AuditView of(AuditEntry e) {
+            return new AuditView(e.id(), e.at(), e.principal(), e.service(), e.action(), e.target(),
+                    JsonReader.parse(e.params()).node(), JsonReader.parse(e.result()).node());
+        }
+    }
+
+    @RegisterForReflection
+    record AuditPage(int page, int size, List<AuditView> entries) {
     }
 
     @RegisterForReflection

@@ -1,10 +1,16 @@
 package dev.loadflow.dispatcher.admin;
 
 import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.security.Audits;
+import dev.loadflow.service.security.Roles;
 import dev.loadflow.store.alert.OpsAlerts;
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.AuditQuery;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.outbox.DeadRowQuery;
 import dev.loadflow.store.outbox.Outbox;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -24,6 +30,9 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The operators' API for parked (dead) outbox rows and ops alerts. Outbox ids hold {@code /}:
@@ -31,7 +40,7 @@ import java.time.format.DateTimeParseException;
  */
 @Path("/admin")
 @Produces(MediaType.APPLICATION_JSON)
-@Tag(name = "admin", description = "Parked outbox rows and ops alerts")
+@Tag(name = "admin", description = "Parked outbox rows, ops alerts and the admin audit trail")
 @SecurityScheme(securitySchemeName = "bearer", type = SecuritySchemeType.HTTP, scheme = "bearer")
 @SecurityRequirement(name = "bearer")
 public class AdminResource {
@@ -41,14 +50,19 @@ public class AdminResource {
     private final Outbox outbox;
     private final OpsAlerts alerts;
     private final Clock clock;
+    private final AdminAudit trail;
+    private final Audits audits;
 
-    AdminResource(Outbox outbox, OpsAlerts alerts, Clock clock) {
+    AdminResource(Outbox outbox, OpsAlerts alerts, Clock clock, AdminAudit trail, Audits audits) {
         this.outbox = outbox;
         this.alerts = alerts;
         this.clock = clock;
+        this.trail = trail;
+        this.audits = audits;
     }
 
     @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @Path("/outbox/dead")
     @RunOnVirtualThread
     @Operation(summary = "List parked rows, newest dead first; filters are optional")
@@ -65,6 +79,7 @@ public class AdminResource {
     }
 
     @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @Path("/outbox/{outboxId: .+}")
     @RunOnVirtualThread
     @Operation(summary = "Show one outbox row with its failed attempts")
@@ -75,12 +90,16 @@ public class AdminResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/outbox/{outboxId: .+}/replay")
     @RunOnVirtualThread
     @Operation(summary = "Requeue one parked row: fresh retry budget, same idempotency key")
     public Response replay(@PathParam("outboxId") String outboxId) {
-        if (outbox.replay(outboxId, clock.instant())) {
-            return Response.ok(new AdminAnswers.Replayed(outboxId, 1)).build();
+        AuditRecord audit = audits.of("outbox.replay", outboxId, Map.of());
+        Optional<Long> auditId = outbox.replay(outboxId, clock.instant(), audit);
+        if (auditId.isPresent()) {
+            audits.logged(audit, auditId.get(), "replayed 1");
+            return Response.ok(new AdminAnswers.Replayed(outboxId, 1, auditId.get())).build();
         }
         return outbox.find(outboxId).isPresent()
                 ? problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is not dead")
@@ -88,17 +107,25 @@ public class AdminResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/outbox/replay")
     @RunOnVirtualThread
     @Operation(summary = "Requeue every parked row that matches the filters")
     public Response replayMatching(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
                                    @QueryParam("since") String since) {
         Instant from = since(since);
-        int replayed = outbox.replay(new DeadRowQuery(loadId, actionType, from, 0, 1), clock.instant());
-        return Response.ok(new AdminAnswers.ReplayedMatching(replayed)).build();
+        Map<String, String> filter = new TreeMap<>();
+        Optional.ofNullable(loadId).ifPresent(v -> filter.put("loadId", v));
+        Optional.ofNullable(actionType).ifPresent(v -> filter.put("actionType", v));
+        Optional.ofNullable(since).ifPresent(v -> filter.put("since", v));
+        AuditRecord audit = audits.of("outbox.replay-matching", "dead rows " + filter, filter);
+        Outbox.Replayed replayed = outbox.replay(new DeadRowQuery(loadId, actionType, from, 0, 1), clock.instant(), audit);
+        audits.logged(audit, replayed.auditId(), "replayed " + replayed.replayed());
+        return Response.ok(new AdminAnswers.ReplayedMatching(replayed.replayed(), replayed.auditId())).build();
     }
 
     @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @Path("/alerts")
     @RunOnVirtualThread
     @Operation(summary = "List ops alerts, newest first")
@@ -110,6 +137,21 @@ public class AdminResource {
         Instant from = since(since);
         return Response.ok(new AdminAnswers.AlertPage(page, size,
                 alerts.list(from, page * size, size).stream().map(AdminAnswers.AlertView::of).toList())).build();
+    }
+
+    @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    @Path("/audit")
+    @RunOnVirtualThread
+    @Operation(summary = "List admin changes of every service, newest first; filters are optional")
+    public Response audit(@QueryParam("since") String since, @QueryParam("principal") String principal,
+                          @QueryParam("page") @DefaultValue("0") int page, @QueryParam("size") @DefaultValue("50") int size) {
+        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+            return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
+        }
+        return Response.ok(new AdminAnswers.AuditPage(page, size, trail.list(
+                new AuditQuery(since(since), principal, page * size, size)).stream().map(AdminAnswers.AuditView::of).toList()))
+                .build();
     }
 
     /** The optional {@code since} filter; a 400 problem when it is not an ISO-8601 instant. */

@@ -1,5 +1,7 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.AuditRecord;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
@@ -49,6 +51,7 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     private static final int MAX_BATCH = 10;
 
     private final SqsClient sqs;
+    private final AdminAudit audits;
     private final String queueUrl;
     private final String deadLetterQueueUrl;
     private final Duration visibilityTimeout;
@@ -56,12 +59,14 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     /** Messages this instance handed out and has not settled: park needs their bodies. */
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
 
+    /** @param audits where re-drives are recorded (SQS has no transaction to write them in) */
     public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
-                            Clock clock) {
+                            Clock clock, AdminAudit audits) {
         if (!queueUrl.endsWith(".fifo") || !deadLetterQueueUrl.endsWith(".fifo")) {
             throw new IllegalArgumentException("SQS FIFO queues end in .fifo: " + queueUrl + ", " + deadLetterQueueUrl);
         }
         this.sqs = sqs;
+        this.audits = audits;
         this.queueUrl = queueUrl;
         this.deadLetterQueueUrl = deadLetterQueueUrl;
         this.visibilityTimeout = visibilityTimeout;
@@ -221,7 +226,7 @@ public final class SqsFifoLoadQueue implements LoadQueue {
      * and deletes it from the dead-letter queue.
      */
     @Override
-    public boolean redrive(String loadId, String messageId) {
+    public Optional<Long> redrive(String loadId, String messageId, AuditRecord audit) {
         List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterQueueUrl).maxNumberOfMessages(10)
                 .visibilityTimeout(30).messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID)
                 .messageAttributeNames("All")).messages();
@@ -239,7 +244,8 @@ public final class SqsFifoLoadQueue implements LoadQueue {
                 sqs.changeMessageVisibility(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
             }
         }
-        return found;
+        // SQS has no transaction to share: the audit row follows the change
+        return found ? Optional.of(audits.record(audit, "{\"redriven\": true}", clock.instant())) : Optional.empty();
     }
 
     @Override

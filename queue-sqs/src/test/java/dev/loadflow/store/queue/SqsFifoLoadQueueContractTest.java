@@ -1,6 +1,8 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.testing.ElasticMq;
+import dev.loadflow.testing.MemoryAdminAudit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
@@ -22,7 +24,14 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         return new SqsFifoLoadQueue(SQS.client(), SQS.createFifoQueue("load-queue-" + suffix),
                 SQS.createFifoQueue("load-queue-dead-" + suffix),
-                visibilityTimeout, clock);
+                visibilityTimeout, clock, audits);
+    }
+
+    private final MemoryAdminAudit audits = new MemoryAdminAudit();
+
+    @Override
+    protected AdminAudit audits() {
+        return audits;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.loadflow.service.store;
 
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.pg.PgNotifications;
@@ -35,6 +37,13 @@ public class StoreProducers {
         return new PgEventStore(pool, clock, wakeups);
     }
 
+    /** The admin audit trail: every service's admin changes are recorded in it. */
+    @Produces
+    @Singleton
+    AdminAudit adminAudit(Pool pool) {
+        return new PgAdminAudit(pool);
+    }
+
     /** NOTIFY after the commit that made the work (never inside it: see {@link PgWakeups}). */
     @Produces
     @Singleton
@@ -45,7 +54,8 @@ public class StoreProducers {
     /** The load queue {@code loadflow.queue.kind} names: PostgreSQL (default) or SQS FIFO. Nothing else changes. */
     @Produces
     @Singleton
-    LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications, Wakeups wakeups) {
+    LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications, Wakeups wakeups,
+                        AdminAudit audits) {
         return switch (config.kind()) {
             case POSTGRES -> new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE),
                     wakeups);
@@ -61,7 +71,7 @@ public class StoreProducers {
                 sqs.endpoint().ifPresent(endpoint -> client.endpointOverride(endpoint).credentialsProvider(
                         software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                                 software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"))));
-                yield new SqsFifoLoadQueue(client.build(), url, deadLetter, config.visibilityTimeout(), clock);
+                yield new SqsFifoLoadQueue(client.build(), url, deadLetter, config.visibilityTimeout(), clock, audits);
             }
         };
     }

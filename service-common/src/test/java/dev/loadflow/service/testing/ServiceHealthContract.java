@@ -3,19 +3,13 @@ package dev.loadflow.service.testing;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
+import static dev.loadflow.service.testing.Management.management;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
@@ -29,32 +23,38 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public abstract class ServiceHealthContract {
 
-    private static final Pattern MIGRATION = Pattern.compile("V(\\d+)__.*\\.sql");
     private static final Pattern LOADFLOW_METRIC = Pattern.compile("^(loadflow_[a-z_]+)", Pattern.MULTILINE);
 
     /** The service's module name, which also names its list of exported metrics. */
     protected abstract String service();
 
     @Test
+    public final void healthAndMetricsAreServedOnTheManagementPortOnly() {
+        given().when().get("/q/metrics").then().statusCode(404);
+        given().when().get("/q/health/ready").then().statusCode(404);
+        management().when().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
     public final void readyWhenTheDatabaseIsReachableAndEveryMigrationIsApplied() {
-        given().when().get("/q/health/ready")
+        management().when().get("/q/health/ready")
                 .then().statusCode(200)
                 .body("status", is("UP"))
                 .body("checks.name", hasItem("loadflow-migrations"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.status", is("UP"))
                 .body("checks.find { it.name == 'loadflow-migrations' }.data.pending", is(0))
-                .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is(latestMigration()))
+                .body("checks.find { it.name == 'loadflow-migrations' }.data.schemaVersion", is(Migrations.latest()))
                 .body("checks.name", hasItem("Reactive PostgreSQL connections health check"));
     }
 
     @Test
     public final void live() {
-        given().when().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
+        management().when().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
     }
 
     @Test
     public final void answersTheStartupProbe() {
-        given().when().get("/q/health/started").then().statusCode(200).body("status", is("UP"));
+        management().when().get("/q/health/started").then().statusCode(200).body("status", is("UP"));
     }
 
     /**
@@ -65,7 +65,7 @@ public abstract class ServiceHealthContract {
      */
     @Test
     public final void exportsPrometheusMetrics() throws IOException {
-        String scrape = given().when().get("/q/metrics").then().statusCode(200)
+        String scrape = management().when().get("/q/metrics").then().statusCode(200)
                 .body(containsString("jvm_memory_used_bytes")).extract().asString();
         Set<String> exported = new TreeSet<>();
         LOADFLOW_METRIC.matcher(scrape).results().forEach(m -> exported.add(m.group(1)));
@@ -74,25 +74,5 @@ public abstract class ServiceHealthContract {
                 .isEqualTo(exported);
     }
 
-    /** The version of the newest migration on the classpath: what a migrated database reports. */
-    private static String latestMigration() {
-        try {
-            URI location = ServiceHealthContract.class.getClassLoader().getResource("db/migration").toURI();
-            if ("jar".equals(location.getScheme())) {
-                try (FileSystem jar = FileSystems.newFileSystem(location, Map.of())) {
-                    return latest(jar.getPath("db/migration"));
-                }
-            }
-            return latest(Path.of(location));
-        } catch (IOException | URISyntaxException e) {
-            throw new IllegalStateException("cannot list the migrations on the classpath", e);
-        }
-    }
 
-    private static String latest(Path migrations) throws IOException {
-        try (Stream<Path> files = Files.list(migrations)) {
-            return String.valueOf(files.map(f -> MIGRATION.matcher(f.getFileName().toString()))
-                    .filter(Matcher::matches).mapToInt(m -> Integer.parseInt(m.group(1))).max().orElseThrow());
-        }
-    }
 }

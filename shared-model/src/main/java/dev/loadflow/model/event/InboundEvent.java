@@ -9,10 +9,23 @@ import java.util.Objects;
  * The event envelope: one message for one load, as it travels the load queue and as it is
  * logged. {@code receivedAt} is when loadflow took it in (from the application clock);
  * {@code correlationId} threads one story through every service, {@code causationId} names
- * the event or row that caused this one.
+ * the event or row that caused this one. {@code source} names the authenticated system that
+ * sent it through ingest (null for what loadflow's own services publish).
  */
 public record InboundEvent(String eventId, String loadId, Instant occurredAt, Instant receivedAt,
-                           String correlationId, String causationId, EventPayload payload) implements LogEntry {
+                           String correlationId, String causationId, EventPayload payload, String source)
+        implements LogEntry {
+
+    /** An event loadflow's own services publish: no source. */
+    public InboundEvent(String eventId, String loadId, Instant occurredAt, Instant receivedAt, String correlationId,
+                        String causationId, EventPayload payload) {
+        this(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, null);
+    }
+
+    /** This event as sent by {@code source}. */
+    public InboundEvent withSource(String source) {
+        return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, source);
+    }
 
     public InboundEvent {
         Objects.requireNonNull(eventId, "eventId");

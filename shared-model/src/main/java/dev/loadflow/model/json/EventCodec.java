@@ -27,7 +27,8 @@ public final class EventCodec {
     private static final Set<String> INGEST_FIELDS =
             Set.of("eventId", "loadId", "type", "occurredAt", "correlationId", "causationId", "payload");
     private static final Set<String> STORED_FIELDS =
-            Set.of("eventId", "loadId", "type", "occurredAt", "receivedAt", "correlationId", "causationId", "payload");
+            Set.of("eventId", "loadId", "type", "occurredAt", "receivedAt", "correlationId", "causationId", "payload",
+                    "source");
     private static final Pattern PHONE = Pattern.compile("\\+[1-9][0-9]{1,14}");
     private static final Pattern CLIENT_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
@@ -66,7 +67,8 @@ public final class EventCodec {
         JsonReader r = JsonReader.of(node, "$").allowOnly(STORED_FIELDS);
         EventType type = type(r);
         return new InboundEvent(r.text("eventId"), r.text("loadId"), r.instant("occurredAt"), r.instant("receivedAt"),
-                r.optionalText("correlationId"), r.optionalText("causationId"), payload(type, r.object("payload")));
+                r.optionalText("correlationId"), r.optionalText("causationId"), payload(type, r.object("payload")),
+                r.optionalText("source"));
     }
 
     public static InboundEvent decode(String json) {
@@ -82,6 +84,7 @@ public final class EventCodec {
                 .put("receivedAt", event.receivedAt().toString());
         putIfSet(json, "correlationId", event.correlationId());
         putIfSet(json, "causationId", event.causationId());
+        putIfSet(json, "source", event.source());
         json.set("payload", encode(event.payload()));
         return json;
     }

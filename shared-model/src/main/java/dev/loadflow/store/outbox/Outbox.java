@@ -1,6 +1,7 @@
 package dev.loadflow.store.outbox;
 
 import dev.loadflow.model.action.Channel;
+import dev.loadflow.store.audit.AuditRecord;
 
 import java.time.Instant;
 import java.util.List;
@@ -81,12 +82,21 @@ public interface Outbox {
 
     /**
      * Requeues one parked row: pending, due at {@code now}, with a fresh budget (attempts and
-     * {@code first_attempt_at} reset) and the same idempotency key. False if it was not dead.
+     * {@code first_attempt_at} reset) and the same idempotency key, and records {@code audit}
+     * in the same transaction. Returns the audit row's id; empty (and no audit row) if the row
+     * was not dead.
      */
-    boolean replay(String outboxId, Instant now);
+    Optional<Long> replay(String outboxId, Instant now, AuditRecord audit);
 
-    /** Replays every parked row matching the filters of {@code query} (its paging is ignored). */
-    int replay(DeadRowQuery query, Instant now);
+    /**
+     * Replays every parked row matching the filters of {@code query} (its paging is ignored),
+     * recording {@code audit} in the same transaction, whatever matched.
+     */
+    Replayed replay(DeadRowQuery query, Instant now, AuditRecord audit);
+
+    /** What a replay by filter did: rows replayed, and the id of its audit row. */
+    record Replayed(int replayed, long auditId) {
+    }
 
     /** Deletes up to {@code batchSize} rows dispatched before {@code before}; returns how many. */
     int pruneDispatched(Instant before, int batchSize);

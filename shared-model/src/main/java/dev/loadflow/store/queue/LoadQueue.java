@@ -1,7 +1,10 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.store.audit.AuditRecord;
+
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The load queue: at-least-once, FIFO per load (message group = load id), parallel across
@@ -68,10 +71,12 @@ public interface LoadQueue {
     List<ParkedMessage> parked(int limit);
 
     /**
-     * Puts a parked message back at the end of its load's queue (an operator fixed the cause);
-     * false if no such message is parked.
+     * Puts a parked message back at the end of its load's queue (an operator fixed the cause)
+     * and records {@code audit}: in the same transaction where the queue is in the database,
+     * right after the change where it is not (SQS). Returns the audit row's id; empty (and no
+     * audit row) if no such message is parked.
      */
-    boolean redrive(String loadId, String messageId);
+    Optional<Long> redrive(String loadId, String messageId, AuditRecord audit);
 
     QueueStats stats();
 }

@@ -4,6 +4,10 @@ import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.AuditEntry;
+import dev.loadflow.store.audit.AuditQuery;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.eventlog.EventStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +55,11 @@ public abstract class OutboxContract {
     protected abstract EventStore eventStore(Clock clock);
 
     protected abstract void reset();
+
+    /** The audit trail the replays write to. */
+    protected abstract AdminAudit audits();
+
+    private static final AuditRecord REPLAY = new AuditRecord("otto", "outbox-dispatcher", "outbox.replay", "test", "{}");
 
     @BeforeEach
     final void setUp() {
@@ -224,8 +234,15 @@ public abstract class OutboxContract {
         assertThat(outbox.failures(sms)).singleElement().extracting(OutboxFailure::parked).isEqualTo(true);
 
         clock.advance(Duration.ofMinutes(10));
-        assertThat(outbox.replay(sms, clock.instant())).isTrue();
-        assertThat(outbox.replay(sms, clock.instant())).as("a pending row is not replayed twice").isFalse();
+        Optional<Long> audited = outbox.replay(sms, clock.instant(), REPLAY);
+        assertThat(audited).isPresent();
+        assertThat(outbox.replay(sms, clock.instant(), REPLAY)).as("a pending row is not replayed twice").isEmpty();
+        assertThat(audits().list(new AuditQuery(null, "otto", 0, 10))).as("one row, for the replay that changed something")
+                .singleElement().satisfies(entry -> {
+                    assertThat(entry.id()).isEqualTo(audited.get());
+                    assertThat(entry.at()).isEqualTo(clock.instant());
+                    assertThat(entry.result()).isEqualToIgnoringWhitespace("{\"replayed\": 1}");
+                });
 
         OutboxRow replayed = claimOnly(sms);
         assertThat(replayed.outboxId()).isEqualTo(sms);
@@ -298,7 +315,9 @@ public abstract class OutboxContract {
         assertThat(page3).hasSize(2);
         assertThat(page1.get(0).deadAt()).isAfterOrEqualTo(page1.get(3).deadAt());
 
-        assertThat(outbox.replay(new DeadRowQuery(null, "send_sms", null, 0, 1), clock.instant())).isEqualTo(5);
+        Outbox.Replayed replayed = outbox.replay(new DeadRowQuery(null, "send_sms", null, 0, 1), clock.instant(), REPLAY);
+        assertThat(replayed.replayed()).isEqualTo(5);
+        assertThat(audits().list(new AuditQuery(null, null, 0, 10))).extracting(AuditEntry::id).contains(replayed.auditId());
         assertThat(outbox.dead(DeadRowQuery.all(100))).extracting(OutboxRow::actionType).containsOnly("set_timer");
         assertThat(outbox.pending(100, clock.instant())).extracting(OutboxRow::outboxId).containsExactlyInAnyOrderElementsOf(ids);
     }

@@ -1,6 +1,9 @@
 package dev.loadflow.store.queue;
 
 import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.AuditQuery;
+import dev.loadflow.store.audit.AuditRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -41,6 +45,9 @@ public abstract class LoadQueueContract {
     protected abstract LoadQueue loadQueue(Clock clock, Duration visibilityTimeout);
 
     protected abstract void reset();
+
+    /** The audit trail re-drives are recorded in. */
+    protected abstract AdminAudit audits();
 
     /** The visibility timeout the suite runs with: long where time is the injected clock, seconds where it must really pass. */
     protected Duration visibility() {
@@ -279,8 +286,13 @@ public abstract class LoadQueueContract {
         queue.enqueue(message(load, "poison"));
         queue.park(receiveNow(10).get(0).receiptHandle(), "bad payload");
 
-        assertThat(queue.redrive(load, "no-such-message")).isFalse();
-        assertThat(queue.redrive(load, "poison")).isTrue();
+        AuditRecord redrive = new AuditRecord("otto", "load-worker", "queue.redrive", load + "/poison", "{}");
+        assertThat(queue.redrive(load, "no-such-message", redrive)).isEmpty();
+        Optional<Long> audited = queue.redrive(load, "poison", redrive);
+        assertThat(audited).isPresent();
+        assertThat(audits().list(new AuditQuery(null, "otto", 0, 100)))
+                .filteredOn(entry -> entry.target().startsWith(load)).singleElement()
+                .satisfies(entry -> assertThat(entry.id()).isEqualTo(audited.get()));
 
         assertThat(queue.parked(10)).extracting(ParkedMessage::messageId).doesNotContain("poison");
         List<ReceivedMessage> again = receiveNow(10);
@@ -288,7 +300,7 @@ public abstract class LoadQueueContract {
             assertThat(m.messageId()).isEqualTo("poison");
             assertThat(json(m.body())).isEqualTo(json(message(load, "poison").body()));
         });
-        assertThat(queue.redrive(load, "poison")).as("not parked any more").isFalse();
+        assertThat(queue.redrive(load, "poison", redrive)).as("not parked any more").isEmpty();
     }
 
     @Test

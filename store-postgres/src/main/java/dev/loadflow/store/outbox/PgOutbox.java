@@ -1,6 +1,8 @@
 package dev.loadflow.store.outbox;
 
 import dev.loadflow.model.action.Channel;
+import dev.loadflow.store.audit.AuditInsert;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -114,9 +116,17 @@ public final class PgOutbox implements Outbox {
                               dead_at = NULL, claim_token = NULL, claimed_until = NULL
             """;
 
-    static final String REPLAY_ONE = REPLAY_SET.formatted(2) + "WHERE outbox_id = $1 AND status = 'dead'";
+    /** $1 outbox id, $2 now, then the audit row's parameters: written only if the row was dead. */
+    static final String REPLAY_ONE = "WITH changed AS (" + REPLAY_SET.formatted(2)
+            + "WHERE outbox_id = $1 AND status = 'dead' RETURNING outbox_id),\n"
+            + "audit AS (" + AuditInsert.fromCte("changed", "jsonb_build_object('replayed', count(*))", 3, true) + ")\n"
+            + "SELECT id FROM audit";
 
-    static final String REPLAY_MATCHING = REPLAY_SET.formatted(4) + "WHERE " + DEAD_FILTER;
+    /** $1..$3 the filter, $4 now, then the audit row's parameters: written whatever matched. */
+    static final String REPLAY_MATCHING = "WITH changed AS (" + REPLAY_SET.formatted(4) + "WHERE " + DEAD_FILTER
+            + " RETURNING outbox_id),\n"
+            + "audit AS (" + AuditInsert.fromCte("changed", "jsonb_build_object('replayed', count(*))", 5, false) + ")\n"
+            + "SELECT (SELECT count(*) FROM changed) AS replayed, (SELECT id FROM audit) AS audit_id";
 
     static final String PRUNE_DISPATCHED = """
             DELETE FROM outbox WHERE outbox_id IN (
@@ -222,14 +232,17 @@ public final class PgOutbox implements Outbox {
     }
 
     @Override
-    public boolean replay(String outboxId, Instant now) {
-        return Pg.await(pool.preparedQuery(REPLAY_ONE).execute(Tuple.of(outboxId, Pg.at(now)))).rowCount() == 1;
+    public Optional<Long> replay(String outboxId, Instant now, AuditRecord audit) {
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(REPLAY_ONE).execute(
+                AuditInsert.bind(Tuple.of(outboxId, Pg.at(now)), audit, now)));
+        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong("id"));
     }
 
     @Override
-    public int replay(DeadRowQuery query, Instant now) {
-        return Pg.await(pool.preparedQuery(REPLAY_MATCHING).execute(Tuple.of(query.loadId(), query.actionType(),
-                Pg.at(query.since()), Pg.at(now)))).rowCount();
+    public Replayed replay(DeadRowQuery query, Instant now, AuditRecord audit) {
+        Row row = Pg.await(pool.preparedQuery(REPLAY_MATCHING).execute(AuditInsert.bind(Tuple.of(query.loadId(),
+                query.actionType(), Pg.at(query.since()), Pg.at(now)), audit, now))).iterator().next();
+        return new Replayed(row.getLong("replayed").intValue(), row.getLong("audit_id"));
     }
 
     @Override

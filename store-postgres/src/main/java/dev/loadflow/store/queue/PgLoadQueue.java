@@ -1,5 +1,7 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.store.audit.AuditInsert;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
@@ -296,17 +298,21 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     @Override
-    public boolean redrive(String loadId, String messageId) {
-        boolean redriven = Boolean.TRUE.equals(Pg.await(pool.withTransaction(conn -> conn.preparedQuery(UNPARK)
+    public Optional<Long> redrive(String loadId, String messageId, AuditRecord audit) {
+        Instant now = clock.instant();
+        Long auditId = Pg.await(pool.withTransaction(conn -> conn.preparedQuery(UNPARK)
                 .execute(Tuple.of(loadId, messageId))
                 .compose(rows -> rows.size() == 0
-                        ? Future.succeededFuture(false)
+                        ? Future.<Long>succeededFuture(null)
                         : conn.preparedQuery(ENQUEUE).execute(Tuple.of(loadId, messageId,
-                                rows.iterator().next().getString("body"), Pg.at(clock.instant()))).map(true)))));
-        if (redriven) {
+                                        rows.iterator().next().getString("body"), Pg.at(now)))
+                                .compose(queued -> conn.preparedQuery(AuditInsert.INSERT).execute(
+                                        AuditInsert.bind(Tuple.tuple(), audit, now).addString("{\"redriven\": true}")))
+                                .map(inserted -> inserted.iterator().next().getLong("id")))));
+        if (auditId != null) {
             wakeups.wake(PgNotifications.QUEUE);
         }
-        return redriven;
+        return Optional.ofNullable(auditId);
     }
 
     @Override

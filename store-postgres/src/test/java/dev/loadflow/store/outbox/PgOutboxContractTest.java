@@ -1,5 +1,7 @@
 package dev.loadflow.store.outbox;
 
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.testing.PgBackend;
@@ -21,6 +23,11 @@ class PgOutboxContractTest extends OutboxContract {
     @Override
     protected EventStore eventStore(Clock clock) {
         return new PgEventStore(PG.pool(), clock, PG.wakeups());
+    }
+
+    @Override
+    protected AdminAudit audits() {
+        return new PgAdminAudit(PG.pool());
     }
 
     @Override

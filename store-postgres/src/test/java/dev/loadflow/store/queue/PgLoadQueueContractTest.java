@@ -1,5 +1,7 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.WakeupSignal;
@@ -24,6 +26,11 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Override
     protected LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
         return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups());
+    }
+
+    @Override
+    protected AdminAudit audits() {
+        return new PgAdminAudit(PG.pool());
     }
 
     @Override

@@ -2,10 +2,12 @@ package dev.loadflow.pump.admin;
 
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.security.Roles;
 import dev.loadflow.store.timer.Timer;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -16,7 +18,7 @@ import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 import java.util.List;
 
-/** {@code GET /admin/timers?loadId=}: a load's timers and their status (bearer token, see AdminAuth). */
+/** {@code GET /admin/timers?loadId=}: a load's timers and their status (viewers read, operators change). */
 @Path("/admin/timers")
 public class TimersResource {
 
@@ -27,6 +29,7 @@ public class TimersResource {
     }
 
     @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     public Response forLoad(@QueryParam("loadId") String loadId) {

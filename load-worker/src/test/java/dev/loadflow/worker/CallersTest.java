@@ -1,0 +1,172 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.service.security.Roles;
+import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.service.testing.TestCallers;
+import dev.loadflow.testing.TestDatabase;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.ValidatableResponse;
+import io.restassured.specification.RequestSpecification;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import static dev.loadflow.service.testing.Management.management;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static dev.loadflow.worker.LoadApi.assigned;
+import static dev.loadflow.worker.LoadApi.awaitVersion;
+import static dev.loadflow.worker.LoadApi.ping;
+import static dev.loadflow.worker.LoadApi.post;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.is;
+
+/**
+ * Who may call the load worker: sources ingest, viewers read (phones masked), operators change
+ * and read unmasked, the break-glass token does both. Every refusal is problem+json; nothing a
+ * refused request carried is queued or logged.
+ */
+@QuarkusTest
+@WithTestResource(PostgresTestResource.class)
+class CallersTest {
+
+    private static final String BREAK_GLASS = "worker-test-token";
+
+    private static TestDatabase db() {
+        return PostgresTestResource.current();
+    }
+
+    private static long rows(String table, String load) {
+        return (Long) db().rows("SELECT count(*) AS n FROM " + table + " WHERE load_id = ?", load).get(0).get("n");
+    }
+
+    /** The callers of the matrix, by name. */
+    private static final Map<String, Supplier<RequestSpecification>> CALLERS = Map.of(
+            "nobody", () -> given(),
+            "source", () -> given().auth().oauth2(TestCallers.INGEST_TOKEN),
+            "viewer", () -> given().auth().oauth2(TestCallers.viewer()),
+            "operator", () -> given().auth().oauth2(TestCallers.operator()),
+            "break-glass", () -> given().auth().oauth2(BREAK_GLASS));
+
+    private static ValidatableResponse call(String caller, String method, String path) {
+        RequestSpecification request = CALLERS.get(caller).get().urlEncodingEnabled(false);
+        return switch (method) {
+            case "GET" -> request.get(path).then();
+            case "POST" -> request.contentType("application/json").body(ping("ping_0700", "low")).post(path).then();
+            default -> throw new IllegalArgumentException(method);
+        };
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2} → {3}")
+    @CsvSource(delimiter = '|', textBlock = """
+            nobody      | POST | /loads/matrix-1/events           | 401
+            viewer      | POST | /loads/matrix-1/events           | 403
+            operator    | POST | /loads/matrix-1/events           | 403
+            break-glass | POST | /loads/matrix-1/events           | 403
+            source      | POST | /loads/matrix-1/events           | 202
+            nobody      | GET  | /loads/matrix-1                  | 401
+            source      | GET  | /loads/matrix-1                  | 403
+            nobody      | GET  | /admin/queue/dead                | 401
+            source      | GET  | /admin/queue/dead                | 403
+            viewer      | GET  | /admin/queue/dead                | 200
+            operator    | GET  | /admin/queue/dead                | 200
+            break-glass | GET  | /admin/queue/dead                | 200
+            nobody      | POST | /admin/queue/dead/redrive        | 401
+            source      | POST | /admin/queue/dead/redrive        | 403
+            viewer      | POST | /admin/queue/dead/redrive        | 403
+            operator    | POST | /admin/queue/dead/redrive        | 400
+            break-glass | POST | /admin/queue/dead/redrive        | 400
+            """)
+    void eachCallerGetsWhatItsRolesAllow(String caller, String method, String path, int status) {
+        ValidatableResponse response = call(caller, method, path).statusCode(status);
+        if (status >= 400) {
+            // the operator's redrive is past authorization: 400 names the missing parameters
+            response.contentType("application/problem+json").body("status", is(status));
+        }
+        if (status == 401) {
+            response.header("WWW-Authenticate", "Bearer realm=\"loadflow\"");
+        }
+    }
+
+    @Test
+    void viewersAndOperatorsReadALoadAndOnlyOperatorsSeeThePhoneNumbers() {
+        String load = newLoadId();
+        post(load, assigned("assign_1"));
+        post(load, ping("ping_0700", "high"));
+        awaitVersion(load, 4);
+
+        JsonPath seenByViewer = given().auth().oauth2(TestCallers.viewer()).get("/loads/{loadId}", load)
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(seenByViewer.getString("state.driverPhone")).isEqualTo("+1555***0100");
+        assertThat(seenByViewer.getString("log[0].body.payload.driverPhone")).isEqualTo("+1555***0100");
+        assertThat(seenByViewer.getString("log[3].body.actions[0].to")).isEqualTo("+1555***0100");
+        assertThat(seenByViewer.prettify()).doesNotContain("+15550100");
+
+        JsonPath seenByOperator = given().auth().oauth2(TestCallers.operator()).get("/loads/{loadId}", load)
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(seenByOperator.getString("state.driverPhone")).isEqualTo("+15550100");
+        assertThat(seenByOperator.getString("log[0].body.source")).as("the source is kept with the event")
+                .isEqualTo(TestCallers.SOURCE);
+    }
+
+    @Test
+    void anUnknownIngestTokenIsRefusedAndNothingIsQueuedOrLogged() {
+        String load = newLoadId();
+
+        given().auth().oauth2("not-a-configured-token").contentType("application/json").body(assigned("assign_1"))
+                .post("/loads/{loadId}/events", load)
+                .then().statusCode(401).contentType("application/problem+json");
+
+        assertThat(rows("load_queue", load)).isZero();
+        assertThat(rows("event_log", load)).isZero();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            malformed        | 401
+            wrong signature  | 401
+            expired          | 401
+            wrong issuer     | 401
+            no groups        | 403
+            unknown group    | 403
+            64 KB header     | 401
+            """)
+    void aBadJwtIsRefusedNeverAServerErrorAndChangesNothing(String kind, int status) {
+        String load = newLoadId();
+        String token = switch (kind) {
+            case "malformed" -> "eyJhbGciOiJSUzI1NiJ9.not-json.not-a-signature";
+            case "wrong signature" -> TestCallers.signWithAnotherKey(TestCallers.claims("mallory").groups(Roles.OPERATOR));
+            case "expired" -> TestCallers.sign(TestCallers.claims("olga").groups(Roles.OPERATOR)
+                    .issuedAt(Instant.parse("2026-11-29T06:00:00Z")).expiresAt(Instant.parse("2026-11-29T07:00:00Z")));
+            case "wrong issuer" -> TestCallers.sign(TestCallers.claims("ivan").issuer("someone-else").groups(Roles.OPERATOR));
+            case "no groups" -> TestCallers.sign(TestCallers.claims("nora"));
+            case "unknown group" -> TestCallers.jwt("uma", "loadflow-admin");
+            case "64 KB header" -> "x".repeat(64 * 1024);
+            default -> throw new IllegalArgumentException(kind);
+        };
+
+        given().auth().oauth2(token).queryParam("loadId", load).queryParam("messageId", "m-1")
+                .post("/admin/queue/dead/redrive")
+                .then().statusCode(status).contentType("application/problem+json");
+        given().auth().oauth2(token).contentType("application/json").body(assigned("assign_1"))
+                .post("/loads/{loadId}/events", load)
+                .then().statusCode(status);
+
+        assertThat(rows("load_queue", load)).isZero();
+        assertThat(rows("event_log", load)).isZero();
+    }
+
+    @Test
+    void healthAndMetricsAreOnTheManagementPortOnly() {
+        given().get("/q/metrics").then().statusCode(404);
+        given().get("/q/health/ready").then().statusCode(404);
+        management().get("/q/metrics").then().statusCode(200);
+        management().get("/q/health/live").then().statusCode(200).body("status", is("UP"));
+    }
+}

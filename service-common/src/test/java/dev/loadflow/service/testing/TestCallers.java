@@ -1,0 +1,97 @@
+package dev.loadflow.service.testing;
+
+import dev.loadflow.service.security.Roles;
+import io.smallrye.jwt.build.Jwt;
+import io.smallrye.jwt.build.JwtClaimsBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The callers of a service under test: one source with its ingest token, and people with JWTs
+ * signed by a key pair made when the test JVM starts (the public key goes to a temporary file
+ * the service verifies with; no key is ever written to the repository).
+ */
+public final class TestCallers {
+
+    public static final String ISSUER = "loadflow";
+    public static final String SOURCE = "telematics";
+    public static final String INGEST_TOKEN = "ingest-token-of-telematics";
+
+    private static final KeyPair KEYS = rsa();
+    private static final Path PUBLIC_KEY = pem(KEYS);
+
+    private TestCallers() {
+    }
+
+    /** The configuration that makes a service trust these callers. */
+    public static Map<String, String> config() {
+        return Map.of(
+                "mp.jwt.verify.publickey.location", PUBLIC_KEY.toString(),
+                "mp.jwt.verify.issuer", ISSUER,
+                "loadflow.ingest.tokens", SOURCE + ":" + INGEST_TOKEN);
+    }
+
+    /** A person who may read: {@code vera}, group {@code loadflow-viewer}. */
+    public static String viewer() {
+        return jwt("vera", Roles.VIEWER);
+    }
+
+    /** A person who may change: {@code otto}, group {@code loadflow-operator}. */
+    public static String operator() {
+        return jwt("otto", Roles.OPERATOR);
+    }
+
+    /** A JWT for {@code subject} with {@code groups}, valid for five minutes. */
+    public static String jwt(String subject, String... groups) {
+        return claims(subject).groups(Set.of(groups)).sign(KEYS.getPrivate());
+    }
+
+    /** The claims of a valid token, to spoil one way or another. */
+    public static JwtClaimsBuilder claims(String subject) {
+        return Jwt.issuer(ISSUER).subject(subject).expiresIn(300);
+    }
+
+    /** Signs with the test key pair. */
+    public static String sign(JwtClaimsBuilder claims) {
+        return claims.sign(KEYS.getPrivate());
+    }
+
+    /** Signs with a key the service does not know. */
+    public static String signWithAnotherKey(JwtClaimsBuilder claims) {
+        PrivateKey other = rsa().getPrivate();
+        return claims.sign(other);
+    }
+
+    private static KeyPair rsa() {
+        try {
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+            generator.initialize(2048);
+            return generator.generateKeyPair();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Path pem(KeyPair keys) {
+        try {
+            Path file = Files.createTempFile("loadflow-test-jwt-", ".pem");
+            file.toFile().deleteOnExit();
+            Files.writeString(file, "-----BEGIN PUBLIC KEY-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(keys.getPublic().getEncoded())
+                    + "\n-----END PUBLIC KEY-----\n");
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

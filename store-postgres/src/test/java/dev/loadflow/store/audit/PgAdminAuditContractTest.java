@@ -1,0 +1,20 @@
+package dev.loadflow.store.audit;
+
+import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class PgAdminAuditContractTest extends AdminAuditContract {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("admin_audit");
+
+    @Override
+    protected AdminAudit adminAudit() {
+        return new PgAdminAudit(PG.pool());
+    }
+
+    @Override
+    protected void reset() {
+        PG.database().truncateAll();
+    }
+}
