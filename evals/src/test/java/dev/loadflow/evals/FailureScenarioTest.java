@@ -3,16 +3,24 @@ package dev.loadflow.evals;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.Risk;
 import dev.loadflow.model.log.RecordedEntry;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.OutboxStatus;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -87,6 +95,103 @@ class FailureScenarioTest extends EvalScenario {
     }
 
     @Test
+    void aReplayedHeroTaskThatDiesAgainRaisesItsAlertAgain() {
+        channels().failAlways("sms", 400);
+        channels().failAlways("hero", 503);
+        askOpenedAt0701();
+        settleUntilDead(key(1, "create_hero_task"));
+        assertThat(opsAlerts()).isEqualTo(1);
+
+        assertThat(h.outbox.replay(key(1, "create_hero_task"), h.clock.instant(),
+                new AuditRecord("otto", "outbox-dispatcher", "outbox.replay", key(1, "create_hero_task"), "{}"))).isPresent();
+        settleUntilDead(key(1, "create_hero_task"));
+
+        assertThat(opsAlerts()).as("the second death pages on-call too").isEqualTo(2);
+        assertThat(h.alerts.list(null, 0, 10)).extracting(a -> a.outboxId()).containsOnly(key(1, "create_hero_task"));
+    }
+
+    @Test
+    void aQueueDownDuringTheOutcomesPublishBacksOffAndTheRowIsDeliveredOnceWhenItIsBack() {
+        AtomicBoolean down = new AtomicBoolean(true);
+        h.publishOutcomesTo(refusing(messageId -> down.get()));
+        askOpenedAt0701();
+        h.settle();
+
+        OutboxRow waiting = row(key(1, "send_sms"));
+        assertThat(waiting.status()).as("sent, but its outcome not published: it backs off").isEqualTo(OutboxStatus.PENDING);
+        assertThat(waiting.lastFailure()).contains("outcome could not be published");
+        h.clock.advance(Duration.ofSeconds(5));
+        h.settle();
+        assertThat(row(key(1, "send_sms")).attempts()).as("still down: another attempt, another back-off").isGreaterThan(1);
+
+        down.set(false);
+        h.clock.advance(Duration.ofSeconds(40));
+        h.settle();
+
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
+        assertThat(opsAlerts()).isZero();
+    }
+
+    @Test
+    void aDeliveredOutcomeThatCannotBePublishedWithinTheBudgetBuriesTheRowAndAFailedOutcomeFollows() {
+        h.publishOutcomesTo(refusing(messageId -> messageId.endsWith(":delivered")));
+        askOpenedAt0701();
+        settleUntilDead(key(1, "send_sms"));
+
+        OutboxRow dead = row(key(1, "send_sms"));
+        assertThat(dead.lastFailure()).contains("retry budget").contains("outcome could not be published");
+        assertThat(dead.attempts()).as("each failed publish was an attempt on the back-off curve").isGreaterThan(3);
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isZero();
+        assertThat(logged("out:" + key(1, "send_sms") + ":failed")).as("the load hears of it, best effort").isEqualTo(1);
+        assertThat(heroTasks()).as("as for any failed SMS: a Hero calls the driver").hasSize(1);
+        assertThat(h.alerts.list(null, 0, 100)).as("the SMS's failed outcome was published: nothing to page about")
+                .noneMatch(alert -> key(1, "send_sms").equals(alert.outboxId()));
+    }
+
+    @Test
+    void whenNoOutcomeCanBePublishedTheBuriedRowPagesOnCall() {
+        h.publishOutcomesTo(refusing(messageId -> true));
+        askOpenedAt0701();
+        settleUntilDead(key(1, "send_sms"));
+
+        assertThat(logged("out:" + key(1, "send_sms") + ":failed")).isZero();
+        assertThat(h.alerts.list(null, 0, 10)).extracting(a -> a.kind()).contains("outcome_unpublished");
+    }
+
+    /** The load queue as the dispatcher sees it: unreachable for every publish of a message whose id {@code refuses}. */
+    private static LoadQueue refusing(Predicate<String> refuses) {
+        return (LoadQueue) Proxy.newProxyInstance(LoadQueue.class.getClassLoader(), new Class<?>[]{LoadQueue.class},
+                (proxy, method, args) -> {
+                    boolean refused = switch (method.getName()) {
+                        case "enqueue" -> refuses.test(((QueueMessage) args[0]).messageId());
+                        case "enqueueAll" -> ((List<?>) args[0]).stream()
+                                .anyMatch(m -> refuses.test(((QueueMessage) m).messageId()));
+                        default -> false;
+                    };
+                    if (refused) {
+                        throw new IllegalStateException("load queue unreachable");
+                    }
+                    try {
+                        return method.invoke(h.queue, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    private static void settleUntilDead(String outboxId) {
+        h.settle();
+        for (int s = 0; s < 40 && row(outboxId).status() != OutboxStatus.DEAD; s++) {
+            h.clock.advance(Duration.ofSeconds(10));
+            h.settle();
+        }
+        assertThat(row(outboxId).status()).isEqualTo(OutboxStatus.DEAD);
+    }
+
+    @Test
     void aDispatcherThatCrashesAfterTheSendAndBeforeTheMarkCostsTheDriverNoSecondSms() throws Exception {
         askOpenedAt0701();
         h.pumpTimers();
@@ -106,6 +211,43 @@ class FailureScenarioTest extends EvalScenario {
         assertThat(channels().requests("sms", key(1, "send_sms"))).as("re-sent with the same key").isEqualTo(2);
         expectSmsKeys(key(1, "send_sms"));
         assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
+    }
+
+    @Test
+    void aDispatcherKilledAfterTheSendAndBeforeThePublishCostsTheDriverNoSecondSms() throws Exception {
+        askOpenedAt0701();
+        h.pumpTimers();
+        h.processQueue();
+        LoadQueue dying = Harness.crashingAt(LoadQueue.class, h.queue, "enqueue", "enqueueAll");
+        OutboxRow sms = claimFirstSms();
+
+        assertThatThrownBy(() -> h.dispatcherWith(h.outbox, dying).dispatch(sms)).hasMessageContaining("died");
+        h.clock.advance(Harness.LEASE);
+        h.settle();
+
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(channels().requests("sms", key(1, "send_sms"))).as("re-sent with the same key").isEqualTo(2);
+        expectSmsKeys(key(1, "send_sms"));
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
+    }
+
+    @Test
+    void aDispatcherKilledAfterAnInternalActionAndBeforeItsMarkSchedulesOneTimer() throws Exception {
+        askOpenedAt0701();
+        h.pumpTimers();
+        h.processQueue();
+        Outbox dying = Harness.crashingAt(Outbox.class, h.outbox, "markDispatched", "markDispatchedAll");
+        OutboxRow timer = h.outbox.pending(10, h.clock.instant()).stream()
+                .filter(r -> r.outboxId().equals(key(1, "set_timer"))).findFirst().orElseThrow();
+
+        assertThatThrownBy(() -> h.dispatcherWith(dying).dispatch(timer)).hasMessageContaining("died");
+        assertThat(h.timers.forLoad(LOAD)).as("applied before the process died").hasSize(1);
+        h.clock.advance(Harness.LEASE);
+        h.settle();
+
+        assertThat(row(key(1, "set_timer")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(h.timers.forLoad(LOAD)).as("applied again: still one timer").hasSize(1);
+        assertThat(logged("out:" + key(1, "set_timer") + ":delivered")).isEqualTo(1);
     }
 
     @Test

@@ -74,7 +74,7 @@ public final class Harness implements AutoCloseable {
     final TimerStore timers;
     final LoadQueue queue;
     final OpsAlerts alerts;
-    final RowDispatcher dispatcher;
+    RowDispatcher dispatcher;
     final TimerPump pump;
     private final Vertx vertx;
     private final Pool pool;
@@ -116,9 +116,19 @@ public final class Harness implements AutoCloseable {
 
     /** A dispatcher of its own on {@code store} (e.g. one that crashes at a chosen step). */
     RowDispatcher dispatcherWith(Outbox store) {
+        return dispatcherWith(store, queue);
+    }
+
+    /** From now on the harness's dispatcher publishes outcomes to {@code outcomes} (e.g. a queue that goes down). */
+    void publishOutcomesTo(LoadQueue outcomes) {
+        dispatcher = dispatcherWith(outbox, outcomes);
+    }
+
+    /** A dispatcher of its own on {@code store}, publishing outcomes to {@code outcomes}. */
+    RowDispatcher dispatcherWith(Outbox store, LoadQueue outcomes) {
         Delivery delivery = new Delivery(clients, new InternalActions(timers, new PgLoadStages(pool), clock),
                 new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), clock), guards);
-        Finisher finisher = new Finisher(store, queue,
+        Finisher finisher = new Finisher(store, outcomes,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(3)),
                 alerts, dispatcherMetrics, clock);
         return new RowDispatcher(store, delivery, finisher, dispatcherMetrics, clock);
@@ -130,13 +140,20 @@ public final class Harness implements AutoCloseable {
                 new PumpMetrics(registry));
     }
 
+    /** Thrown where a test kills the process: an {@link Error}, so no recovery path catches it. */
+    static final class ProcessDied extends Error {
+        ProcessDied(String method) {
+            super("the process died in " + method);
+        }
+    }
+
     /** {@code target} with each of {@code methods} throwing, as if the process died right there. */
     @SuppressWarnings("unchecked")
     static <T> T crashingAt(Class<T> type, T target, String... methods) {
         java.util.Set<String> dying = java.util.Set.of(methods);
         return (T) java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[]{type}, (proxy, m, args) -> {
             if (dying.contains(m.getName())) {
-                throw new IllegalStateException("the process died in " + m.getName());
+                throw new ProcessDied(m.getName());
             }
             try {
                 return m.invoke(target, args);

@@ -2,6 +2,7 @@ package dev.loadflow.dispatcher;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.json.EventCodec;
@@ -20,6 +21,7 @@ import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
 import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -34,6 +36,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import static dev.loadflow.service.testing.Management.management;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
@@ -50,6 +53,8 @@ import static dev.loadflow.dispatcher.WireMockChannels.ADMIN_TOKEN;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
@@ -223,8 +228,8 @@ class DispatchTest {
         assertThat(sent.receipt()).isEqualTo("fixed");
         wiremock.verify(2, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load))));
         given().urlEncodingEnabled(false).auth().oauth2(ADMIN_TOKEN).post("/admin/outbox/" + encoded + "/replay").then().statusCode(409);
-        given().auth().oauth2(TestCallers.operator()).queryParam("loadId", load).post("/admin/outbox/replay")
-                .then().statusCode(200).body("replayed", is(0));
+        given().auth().oauth2(TestCallers.operator()).queryParam("loadId", load).queryParam("limit", 10)
+                .post("/admin/outbox/replay").then().statusCode(200).body("replayed", is(0));
 
         // each change is in the trail with who made it; the refused replay (409) left no row
         JsonPath trail = given().auth().oauth2(TestCallers.viewer()).queryParam("size", 500).get("/admin/audit")
@@ -302,9 +307,9 @@ class DispatchTest {
             source   | POST | /admin/outbox/no-such-row/replay   | 403
             viewer   | POST | /admin/outbox/no-such-row/replay   | 403
             operator | POST | /admin/outbox/no-such-row/replay   | 404
-            nobody   | POST | /admin/outbox/replay               | 401
-            viewer   | POST | /admin/outbox/replay?loadId=none-1 | 403
-            operator | POST | /admin/outbox/replay?loadId=none-1 | 200
+            nobody   | POST | /admin/outbox/replay                        | 401
+            viewer   | POST | /admin/outbox/replay?loadId=none-1&limit=5 | 403
+            operator | POST | /admin/outbox/replay?loadId=none-1&limit=5 | 200
             nobody   | GET  | /admin/audit                       | 401
             source   | GET  | /admin/audit                       | 403
             viewer   | GET  | /admin/audit                       | 200
@@ -321,6 +326,67 @@ class DispatchTest {
         if (status >= 400) {
             response.contentType("application/problem+json").body("status", is(status));
         }
+    }
+
+    /** A dead SMS of {@code load}'s ETA ask; with {@code answered}, the driver answered since and the ask closed. */
+    private String deadSms(String load, boolean answered) {
+        smsAnswers(load, 400, "invalid number");
+        Staging.etaAsk(events, load, clock.instant());
+        awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+        if (answered) {
+            Instant now = clock.instant();
+            InboundEvent reply = new InboundEvent("sms_0710", load, now, now, "c-" + load, null,
+                    new EventPayload.InboundSms("+15550100", "ETA 9:30"));
+            long version = events.read(load).version();
+            events.append(load, List.of(reply, DecisionRecorded.decided(reply, now, List.of(), false, "driver answered",
+                    List.of(Staging.ASK.toString()))), version, List.of());
+        }
+        return smsId(load);
+    }
+
+    private static ValidatableResponse replay(Map<String, Object> params) {
+        return given().auth().oauth2(TestCallers.operator()).queryParams(params).post("/admin/outbox/replay").then();
+    }
+
+    @Test
+    void aBulkReplayIsPreviewedCappedAndLeavesTheRowsOfClosedAsksDead() {
+        String answered = newLoadId();
+        String open = newLoadId();
+        String staleSms = deadSms(answered, true);
+        String freshSms = deadSms(open, false);
+
+        replay(Map.of("loadId", open, "limit", 10, "dryRun", true)).statusCode(200)
+                .body("matched", is(1)).body("wouldReplay", is(1)).body("stale", is(0)).body("sample", contains(freshSms));
+        replay(Map.of("loadId", answered, "limit", 10, "dryRun", true)).statusCode(200)
+                .body("matched", is(1)).body("wouldReplay", is(0)).body("stale", is(1));
+        assertThat(outbox.find(freshSms).orElseThrow().status()).as("a dry run changes nothing").isEqualTo(OutboxStatus.DEAD);
+
+        replay(Map.of("loadId", answered, "limit", 10)).statusCode(200).body("replayed", is(0)).body("stale", is(1));
+        assertThat(outbox.find(staleSms).orElseThrow().status()).as("the driver answered: no SMS days later")
+                .isEqualTo(OutboxStatus.DEAD);
+        replay(Map.of("loadId", open, "limit", 10)).statusCode(200).body("replayed", is(1)).body("stale", is(0));
+        replay(Map.of("loadId", answered, "limit", 10, "force", true)).statusCode(200).body("replayed", is(1));
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> wiremock.verify(2,
+                postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(staleSms))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            no limit            | actionType=send_sms                          | limit
+            limit over the max  | limit=501                                    | limit
+            limit of zero       | limit=0                                      | limit
+            unknown actionType  | limit=5&actionType=send_smss                 | actionType
+            bad loadId          | limit=5&loadId=load.one                      | loadId
+            until before since  | limit=5&since=2026-11-30T08:00:00Z&until=2026-11-30T07:00:00Z | until
+            """)
+    void aBulkReplayWithBadFiltersIsRefusedAndReplaysNothing(String problem, String query, String field) {
+        String load = newLoadId();
+        String sms = deadSms(load, false);
+
+        given().auth().oauth2(TestCallers.operator()).urlEncodingEnabled(false).post("/admin/outbox/replay?" + query)
+                .then().statusCode(400).contentType("application/problem+json").body("field", is(field));
+
+        assertThat(outbox.find(sms).orElseThrow().status()).isEqualTo(OutboxStatus.DEAD);
     }
 
     @Test

@@ -49,7 +49,12 @@ final class AdminAnswers {
     }
 
     @RegisterForReflection
-    record ReplayedMatching(int replayed, long auditId) {
+    record ReplayedMatching(int replayed, int stale, long auditId) {
+    }
+
+    /** A dry run: what matched the filters, how many of the first {@code limit} would be replayed, how many are stale. */
+    @RegisterForReflection
+    record ReplayPreview(long matched, int wouldReplay, int stale, List<String> sample) {
     }
 
     /** One admin change; {@code params} and {@code result} as the JSON they were recorded as. */

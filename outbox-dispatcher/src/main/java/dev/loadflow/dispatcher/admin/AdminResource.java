@@ -1,5 +1,7 @@
 package dev.loadflow.dispatcher.admin;
 
+import dev.loadflow.model.action.ActionType;
+import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -8,7 +10,9 @@ import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.AuditQuery;
 import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.outbox.DeadRowQuery;
+import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
@@ -21,6 +25,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
@@ -30,7 +35,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -53,12 +61,18 @@ public class AdminResource {
     private final AdminAudit trail;
     private final Audits audits;
 
-    AdminResource(Outbox outbox, OpsAlerts alerts, Clock clock, AdminAudit trail, Audits audits) {
+    private final StaleRows staleRows;
+    private final int replayMax;
+
+    AdminResource(Outbox outbox, OpsAlerts alerts, Clock clock, AdminAudit trail, Audits audits, EventStore events,
+                  @ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500") int replayMax) {
         this.outbox = outbox;
         this.alerts = alerts;
         this.clock = clock;
         this.trail = trail;
         this.audits = audits;
+        this.staleRows = new StaleRows(events);
+        this.replayMax = replayMax;
     }
 
     @GET
@@ -110,18 +124,49 @@ public class AdminResource {
     @RolesAllowed(Roles.OPERATOR)
     @Path("/outbox/replay")
     @RunOnVirtualThread
-    @Operation(summary = "Requeue every parked row that matches the filters")
+    @Operation(summary = "Requeue parked rows that match the filters: at most limit, stale rows left dead unless force; "
+            + "dryRun shows what would happen")
     public Response replayMatching(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
-                                   @QueryParam("since") String since) {
+                                   @QueryParam("since") String since, @QueryParam("until") String until,
+                                   @QueryParam("limit") Integer limit, @QueryParam("dryRun") @DefaultValue("false") boolean dryRun,
+                                   @QueryParam("force") @DefaultValue("false") boolean force) {
+        if (limit == null || limit < 1 || limit > replayMax) {
+            return invalid("limit", "limit is required: how many rows at most, 1 to " + replayMax
+                    + " (loadflow.admin.replay-max)");
+        }
+        if (loadId != null && !InboundIds.isValidLoadId(loadId)) {
+            return invalid("loadId", "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'");
+        }
+        if (actionType != null && Arrays.stream(ActionType.values()).noneMatch(t -> t.wire().equals(actionType))) {
+            return invalid("actionType", "unknown actionType '" + actionType + "'; one of "
+                    + Arrays.stream(ActionType.values()).map(ActionType::wire).toList());
+        }
         Instant from = since(since);
-        Map<String, String> filter = new TreeMap<>();
-        Optional.ofNullable(loadId).ifPresent(v -> filter.put("loadId", v));
-        Optional.ofNullable(actionType).ifPresent(v -> filter.put("actionType", v));
-        Optional.ofNullable(since).ifPresent(v -> filter.put("since", v));
-        AuditRecord audit = audits.of("outbox.replay-matching", "dead rows " + filter, filter);
-        Outbox.Replayed replayed = outbox.replay(new DeadRowQuery(loadId, actionType, from, 0, 1), clock.instant(), audit);
-        audits.logged(audit, replayed.auditId(), "replayed " + replayed.replayed());
-        return Response.ok(new AdminAnswers.ReplayedMatching(replayed.replayed(), replayed.auditId())).build();
+        Instant to = instant("until", until);
+        if (from != null && to != null && !to.isAfter(from)) {
+            return invalid("until", "until must be after since");
+        }
+        DeadRowQuery query = new DeadRowQuery(loadId, actionType, from, to, 0, limit);
+        long matched = outbox.countDead(query);
+        List<OutboxRow> candidates = outbox.dead(query);
+        Set<String> stale = staleRows.of(candidates);
+        List<String> chosen = candidates.stream().map(OutboxRow::outboxId).filter(id -> force || !stale.contains(id)).toList();
+        int leftStale = force ? 0 : stale.size();
+        if (dryRun) {
+            return Response.ok(new AdminAnswers.ReplayPreview(matched, chosen.size(), leftStale,
+                    chosen.stream().limit(10).toList())).build();
+        }
+        Map<String, Object> params = new TreeMap<>();
+        Optional.ofNullable(loadId).ifPresent(v -> params.put("loadId", v));
+        Optional.ofNullable(actionType).ifPresent(v -> params.put("actionType", v));
+        Optional.ofNullable(since).ifPresent(v -> params.put("since", v));
+        Optional.ofNullable(until).ifPresent(v -> params.put("until", v));
+        params.put("limit", limit);
+        params.put("force", force);
+        AuditRecord audit = audits.of("outbox.replay-matching", "dead rows " + params, params);
+        Outbox.Replayed replayed = outbox.replay(chosen, leftStale, clock.instant(), audit);
+        audits.logged(audit, replayed.auditId(), "replayed " + replayed.replayed() + ", stale left dead " + leftStale);
+        return Response.ok(new AdminAnswers.ReplayedMatching(replayed.replayed(), leftStale, replayed.auditId())).build();
     }
 
     @GET
@@ -156,12 +201,20 @@ public class AdminResource {
 
     /** The optional {@code since} filter; a 400 problem when it is not an ISO-8601 instant. */
     private static Instant since(String since) {
+        return instant("since", since);
+    }
+
+    private static Instant instant(String name, String value) {
         try {
-            return since == null ? null : Instant.parse(since);
+            return value == null ? null : Instant.parse(value);
         } catch (DateTimeParseException e) {
             throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
-                    "since must be an ISO-8601 instant, got '" + since + "'"));
+                    name + " must be an ISO-8601 instant, got '" + value + "'"));
         }
+    }
+
+    private static Response invalid(String field, String detail) {
+        return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", detail, field).response();
     }
 
     private static Response problem(Response.Status status, String detail) {

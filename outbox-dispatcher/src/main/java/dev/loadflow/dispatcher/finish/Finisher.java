@@ -93,12 +93,19 @@ public final class Finisher {
             case MARKED -> metrics.sent(row.channel(), Result.DELIVERED);
             case STALE -> throw new StaleClaimException(row.outboxId());
             case ALONE -> {
-                if (publish(row, OutcomeStatus.DELIVERED, receipt, null)) {
-                    outbox.markDispatched(row.outboxId(), row.claimToken(), receipt);
-                    metrics.sent(row.channel(), Result.DELIVERED);
-                } else {
+                if (!publish(row, OutcomeStatus.DELIVERED, receipt, null)) {
                     retryOrBury(row, "delivered, but its outcome could not be published");
+                    return;
                 }
+                try {
+                    outbox.markDispatched(row.outboxId(), row.claimToken(), receipt);
+                } catch (StaleClaimException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    retryOrBury(row, "delivered and its outcome published, but the mark failed: " + e.getMessage());
+                    return;
+                }
+                metrics.sent(row.channel(), Result.DELIVERED);
             }
         }
     }
@@ -144,7 +151,13 @@ public final class Finisher {
         }
     }
 
-    /** A failure after the send: counts as an attempt and backs off; past the budget the row is buried anyway. */
+    /**
+     * A failure after the send (the outcome could not be published, or the mark failed): counts
+     * as an attempt and backs off on the same curve. Past the budget the row is buried, after a
+     * failed outcome is published best effort (ADR 0003 accepts the late FAILED next to a
+     * DELIVERED this can cause); if even that cannot be published the load never hears of it,
+     * and on-call is paged.
+     */
     private void retryOrBury(OutboxRow row, String reason) {
         Optional<Instant> next = retries.nextAttempt(row.attempts(), row.firstAttemptAt(), clock.instant(), Optional.empty());
         if (next.isPresent()) {
@@ -152,8 +165,14 @@ public final class Finisher {
             metrics.sent(row.channel(), Result.RETRY);
             return;
         }
-        bury(row, reason);
-        raise(row, AlertKind.OUTCOME_UNPUBLISHED, "the outcome of " + row.outboxId() + " could not be published: " + reason);
+        String buried = "retry budget of " + retries.budget() + " spent; last: " + reason;
+        boolean told = publish(row, OutcomeStatus.FAILED, null, buried);
+        bury(row, buried);
+        if (!told) {
+            raise(row, AlertKind.OUTCOME_UNPUBLISHED, "the outcome of " + row.outboxId() + " could not be published: " + reason);
+        } else if (alertsOps(row)) {
+            raise(row, AlertKind.ACTION_DEAD, row.actionType() + " " + row.outboxId() + " died: " + buried);
+        }
     }
 
     private void bury(OutboxRow row, String reason) {

@@ -3,10 +3,13 @@ package dev.loadflow.store.alert;
 import java.time.Instant;
 import java.util.List;
 
-/** The {@code ops_alert} table: raise is idempotent per outbox row and kind. */
+/**
+ * The {@code ops_alert} table: raise is idempotent per outbox row, kind and death, so raising
+ * twice for one death raises once, and a replayed row that dies again raises again.
+ */
 public interface OpsAlerts {
 
-    /** Raises an alert; false if this row already raised one of this kind. */
+    /** Raises an alert; false if this row already raised one of this kind for its latest death. */
     boolean raise(String loadId, String outboxId, String actionType, String kind, String message, Instant now);
 
     /** Alerts raised at or after {@code since} (all when null), newest first. */

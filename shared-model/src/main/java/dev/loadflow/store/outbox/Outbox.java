@@ -89,12 +89,16 @@ public interface Outbox {
     Optional<Long> replay(String outboxId, Instant now, AuditRecord audit);
 
     /**
-     * Replays every parked row matching the filters of {@code query} (its paging is ignored),
-     * recording {@code audit} in the same transaction, whatever matched.
+     * Replays those of {@code outboxIds} that are still dead, as {@link #replay(String, Instant,
+     * AuditRecord)} does each, recording {@code audit} in the same statement whatever that was
+     * (its result says how many were replayed, and the {@code stale} rows the caller left out).
      */
-    Replayed replay(DeadRowQuery query, Instant now, AuditRecord audit);
+    Replayed replay(List<String> outboxIds, int stale, Instant now, AuditRecord audit);
 
-    /** What a replay by filter did: rows replayed, and the id of its audit row. */
+    /** How many parked rows match the filters of {@code query} (its paging ignored). */
+    long countDead(DeadRowQuery query);
+
+    /** What a replay of several rows did: rows replayed, and the id of its audit row. */
     record Replayed(int replayed, long auditId) {
     }
 

@@ -315,8 +315,13 @@ public abstract class OutboxContract {
         assertThat(page3).hasSize(2);
         assertThat(page1.get(0).deadAt()).isAfterOrEqualTo(page1.get(3).deadAt());
 
-        Outbox.Replayed replayed = outbox.replay(new DeadRowQuery(null, "send_sms", null, 0, 1), clock.instant(), REPLAY);
+        DeadRowQuery sms = new DeadRowQuery(null, "send_sms", null, 0, 100);
+        assertThat(outbox.countDead(sms)).isEqualTo(5);
+        assertThat(outbox.countDead(new DeadRowQuery(null, null, T0.plusSeconds(9), T0.plusSeconds(10), 0, 1))).isEqualTo(1);
+        List<String> smsIds = outbox.dead(sms).stream().map(OutboxRow::outboxId).toList();
+        Outbox.Replayed replayed = outbox.replay(smsIds, 0, clock.instant(), REPLAY);
         assertThat(replayed.replayed()).isEqualTo(5);
+        assertThat(outbox.replay(smsIds, 0, clock.instant(), REPLAY).replayed()).as("no longer dead").isZero();
         assertThat(audits().list(new AuditQuery(null, null, 0, 10))).extracting(AuditEntry::id).contains(replayed.auditId());
         assertThat(outbox.dead(DeadRowQuery.all(100))).extracting(OutboxRow::actionType).containsOnly("set_timer");
         assertThat(outbox.pending(100, clock.instant())).extracting(OutboxRow::outboxId).containsExactlyInAnyOrderElementsOf(ids);

@@ -9,13 +9,19 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@link OpsAlerts} on PostgreSQL. */
+/** {@link OpsAlerts} on PostgreSQL: one alert per outbox row, kind and death. */
 public final class PgOpsAlerts implements OpsAlerts {
 
+    /**
+     * One alert per row, kind and death: the death is the number of times the row was parked so
+     * far, so raising again for the same death changes nothing, and a replayed row that dies
+     * again raises a new alert.
+     */
     static final String RAISE = """
-            INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at)
-            VALUES ($1, $2, $3, $4, $5, $6)
-            ON CONFLICT (outbox_id, kind) DO NOTHING""";
+            INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at, death)
+            SELECT $1, $2, $3, $4, $5, $6,
+                   greatest(1, (SELECT count(*) FROM outbox_failure f WHERE f.outbox_id = $2 AND f.parked))
+            ON CONFLICT (outbox_id, kind, death) DO NOTHING""";
 
     static final String LIST = """
             SELECT id, load_id, outbox_id, action_type, kind, message, raised_at FROM ops_alert

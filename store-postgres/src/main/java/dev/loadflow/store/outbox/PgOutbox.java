@@ -106,10 +106,13 @@ public final class PgOutbox implements Outbox {
             status = 'dead'
               AND ($1::text IS NULL OR load_id = $1)
               AND ($2::text IS NULL OR action_type = $2)
-              AND ($3::timestamptz IS NULL OR dead_at >= $3)""";
+              AND ($3::timestamptz IS NULL OR dead_at >= $3)
+              AND ($4::timestamptz IS NULL OR dead_at < $4)""";
 
     static final String DEAD = "SELECT " + COLUMNS + " FROM outbox WHERE " + DEAD_FILTER
-            + " ORDER BY dead_at DESC, outbox_id LIMIT $4 OFFSET $5";
+            + " ORDER BY dead_at DESC, outbox_id LIMIT $5 OFFSET $6";
+
+    static final String COUNT_DEAD = "SELECT count(*) AS matched FROM outbox WHERE " + DEAD_FILTER;
 
     private static final String REPLAY_SET = """
             UPDATE outbox SET status = 'pending', attempts = 0, first_attempt_at = NULL, available_at = $%d,
@@ -122,10 +125,15 @@ public final class PgOutbox implements Outbox {
             + "audit AS (" + AuditInsert.fromCte("changed", "jsonb_build_object('replayed', count(*))", 3, true) + ")\n"
             + "SELECT id FROM audit";
 
-    /** $1..$3 the filter, $4 now, then the audit row's parameters: written whatever matched. */
-    static final String REPLAY_MATCHING = "WITH changed AS (" + REPLAY_SET.formatted(4) + "WHERE " + DEAD_FILTER
-            + " RETURNING outbox_id),\n"
-            + "audit AS (" + AuditInsert.fromCte("changed", "jsonb_build_object('replayed', count(*))", 5, false) + ")\n"
+    /**
+     * $1 the outbox ids, $2 now, $3 what the caller left out as stale, then the audit row's
+     * parameters: the rows among the ids still dead are replayed, and the row written whatever
+     * that was.
+     */
+    static final String REPLAY_IDS = "WITH changed AS (" + REPLAY_SET.formatted(2)
+            + "WHERE outbox_id = ANY($1::text[]) AND status = 'dead' RETURNING outbox_id),\n"
+            + "audit AS (" + AuditInsert.fromCte("changed",
+                    "jsonb_build_object('replayed', count(*), 'stale', $3::int)", 4, false) + ")\n"
             + "SELECT (SELECT count(*) FROM changed) AS replayed, (SELECT id FROM audit) AS audit_id";
 
     static final String PRUNE_DISPATCHED = """
@@ -227,8 +235,17 @@ public final class PgOutbox implements Outbox {
 
     @Override
     public List<OutboxRow> dead(DeadRowQuery query) {
-        return map(Pg.await(pool.preparedQuery(DEAD).execute(Tuple.of(query.loadId(), query.actionType(),
-                Pg.at(query.since()), query.limit(), query.offset()))));
+        return map(Pg.await(pool.preparedQuery(DEAD).execute(filter(query).addInteger(query.limit())
+                .addInteger(query.offset()))));
+    }
+
+    @Override
+    public long countDead(DeadRowQuery query) {
+        return Pg.await(pool.preparedQuery(COUNT_DEAD).execute(filter(query))).iterator().next().getLong("matched");
+    }
+
+    private static Tuple filter(DeadRowQuery query) {
+        return Tuple.of(query.loadId(), query.actionType(), Pg.at(query.since()), Pg.at(query.until()));
     }
 
     @Override
@@ -239,9 +256,10 @@ public final class PgOutbox implements Outbox {
     }
 
     @Override
-    public Replayed replay(DeadRowQuery query, Instant now, AuditRecord audit) {
-        Row row = Pg.await(pool.preparedQuery(REPLAY_MATCHING).execute(AuditInsert.bind(Tuple.of(query.loadId(),
-                query.actionType(), Pg.at(query.since()), Pg.at(now)), audit, now))).iterator().next();
+    public Replayed replay(List<String> outboxIds, int stale, Instant now, AuditRecord audit) {
+        Row row = Pg.await(pool.preparedQuery(REPLAY_IDS).execute(AuditInsert.bind(Tuple.tuple()
+                .addArrayOfString(outboxIds.toArray(String[]::new)).addOffsetDateTime(Pg.at(now)).addInteger(stale),
+                audit, now))).iterator().next();
         return new Replayed(row.getLong("replayed").intValue(), row.getLong("audit_id"));
     }
 
