@@ -313,6 +313,9 @@ class DispatchTest {
             nobody   | GET  | /admin/audit                       | 401
             source   | GET  | /admin/audit                       | 403
             viewer   | GET  | /admin/audit                       | 200
+            viewer   | GET  | /admin/audit?size=0                | 400
+            viewer   | GET  | /admin/alerts?page=-1              | 400
+            viewer   | GET  | /admin/outbox/dead?size=501        | 400
             """)
     void eachCallerGetsWhatItsRolesAllow(String caller, String method, String path, int status) {
         RequestSpecification request = (switch (caller) {

@@ -83,9 +83,7 @@ public class AdminResource {
     public Response dead(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
                          @QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
                          @QueryParam("size") @DefaultValue("50") int size) {
-        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-            return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
-        }
+        checkPage(page, size);
         Instant from = since(since);
         return Response.ok(new AdminAnswers.DeadPage(page, size, outbox.dead(
                 new DeadRowQuery(loadId, actionType, from, page * size, size)).stream()
@@ -176,9 +174,7 @@ public class AdminResource {
     @Operation(summary = "List ops alerts, newest first")
     public Response alerts(@QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
                            @QueryParam("size") @DefaultValue("50") int size) {
-        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-            return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
-        }
+        checkPage(page, size);
         Instant from = since(since);
         return Response.ok(new AdminAnswers.AlertPage(page, size,
                 alerts.list(from, page * size, size).stream().map(AdminAnswers.AlertView::of).toList())).build();
@@ -191,9 +187,7 @@ public class AdminResource {
     @Operation(summary = "List admin changes of every service, newest first; filters are optional")
     public Response audit(@QueryParam("since") String since, @QueryParam("principal") String principal,
                           @QueryParam("page") @DefaultValue("0") int page, @QueryParam("size") @DefaultValue("50") int size) {
-        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-            return problem(Response.Status.BAD_REQUEST, "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE);
-        }
+        checkPage(page, size);
         return Response.ok(new AdminAnswers.AuditPage(page, size, trail.list(
                 new AuditQuery(since(since), principal, page * size, size)).stream().map(AdminAnswers.AuditView::of).toList()))
                 .build();
@@ -210,6 +204,14 @@ public class AdminResource {
         } catch (DateTimeParseException e) {
             throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
                     name + " must be an ISO-8601 instant, got '" + value + "'"));
+        }
+    }
+
+    /** A 400 problem unless {@code page} and {@code size} name a page that may be read. */
+    private static void checkPage(int page, int size) {
+        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+            throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
+                    "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE));
         }
     }
 
