@@ -21,11 +21,13 @@ import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.stage.PgLoadStages;
+import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import dev.loadflow.worker.consume.QueueConsumer;
+import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
@@ -116,8 +118,11 @@ final class BenchRig implements AutoCloseable {
     void startWorker() {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
-        QueueConsumer consumer = new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(8, Integer.getInteger("loadflow.bench.batch-size", 16), LINGER,
-                Duration.ofSeconds(1), Duration.ofMinutes(2), Duration.ofSeconds(1), 10), CLOCK);
+        PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(pool, CLOCK),
+                new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
+        QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(8,
+                Integer.getInteger("loadflow.bench.batch-size", 16), LINGER, Duration.ofSeconds(1), Duration.ofMinutes(2),
+                Duration.ofSeconds(1)), CLOCK);
         consumer.start();
         consumers.add(consumer);
     }

@@ -1,5 +1,6 @@
 package dev.loadflow.worker;
 
+import dev.loadflow.worker.hold.PoisonGate;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
@@ -57,9 +58,28 @@ public interface WorkerConfig {
     @WithDefault("PT1S")
     Duration retryDelay();
 
-    /** Deliveries after which a message that still fails is parked as poison (never dropped). */
-    @WithDefault("10")
-    int maxReceives();
+    /**
+     * Deliveries after which a message that still fails is poison (never dropped): it holds its
+     * load, or is parked ({@link #onPoison}). {@code loadflow.worker.max-receives}, its earlier
+     * name, is still read.
+     */
+    @WithDefault("${loadflow.worker.max-receives:10}")
+    int maxDeliveries();
+
+    /**
+     * What poison does to its load: {@code hold} (the default) keeps it at the load's head, the
+     * load's later messages wait for an operator's retry or skip, other loads flow;
+     * {@code skip} parks it in the dead-letter store and the load goes on without it.
+     */
+    @WithDefault("hold")
+    PoisonGate.OnPoison onPoison();
+
+    /**
+     * How long a held head stays hidden each time the worker hands it back: how often a held
+     * load is looked at again (an operator's retry or skip wakes it at once).
+     */
+    @WithDefault("PT1M")
+    Duration holdRecheck();
 
     /** On shutdown, how long in-flight runs may finish before they are abandoned (their messages are given back). */
     @WithDefault("PT30S")

@@ -4,8 +4,12 @@ import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.service.store.QueueConfig;
 import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.worker.consume.QueueConsumer;
+import dev.loadflow.worker.hold.HeldRepairs;
+import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.lock.PgLoadLock;
 import dev.loadflow.worker.policy.SopConfig;
@@ -19,10 +23,13 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 import java.time.Clock;
+import java.time.Duration;
 
 /** Wires the plain-Java run and consumer to the Quarkus pool, config and registry. */
 @ApplicationScoped
 public class WorkerProducers {
+
+    private static final Duration SQS_MAX_VISIBILITY = Duration.ofHours(12);
 
     @Produces
     @Singleton
@@ -53,7 +60,32 @@ public class WorkerProducers {
 
     @Produces
     @Singleton
-    QueueConsumer consumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, WorkerConfig config,
+    HeldLoads heldLoads(Pool pool, Clock clock) {
+        return new PgHeldLoads(pool, clock);
+    }
+
+    @Produces
+    @Singleton
+    HeldRepairs heldRepairs(HeldLoads held, LoadQueue queue, Clock clock) {
+        return new HeldRepairs(held, queue, clock);
+    }
+
+    @Produces
+    @Singleton
+    PoisonGate poisonGate(LoadQueue queue, HeldLoads held, WorkerMetrics metrics, WorkerConfig config,
+                          QueueConfig queueConfig, Clock clock) {
+        if (config.onPoison() == PoisonGate.OnPoison.HOLD && queueConfig.kind() == QueueConfig.Kind.SQS
+                && config.holdRecheck().compareTo(SQS_MAX_VISIBILITY) > 0) {
+            throw new IllegalStateException("loadflow.worker.hold-recheck (" + config.holdRecheck()
+                    + ") must be at most 12 hours on SQS, the longest a message can stay hidden");
+        }
+        return new PoisonGate(queue, held, new PoisonGate.Settings(config.onPoison(), config.maxDeliveries(),
+                config.holdRecheck()), metrics, clock);
+    }
+
+    @Produces
+    @Singleton
+    QueueConsumer consumer(LoadQueue queue, LoadRun run, PoisonGate gate, WorkerMetrics metrics, WorkerConfig config,
                            QueueConfig queueConfig, Clock clock) {
         if (config.runDeadline().compareTo(queueConfig.visibilityTimeout()) >= 0) {
             throw new IllegalStateException("loadflow.worker.run-deadline (" + config.runDeadline()
@@ -64,8 +96,8 @@ public class WorkerProducers {
             throw new IllegalStateException("loadflow.worker.concurrency and loadflow.worker.batch-size must be at least 1, got "
                     + config.concurrency() + " and " + config.batchSize());
         }
-        return new QueueConsumer(queue, run, metrics, new QueueConsumer.Settings(config.concurrency(),
-                config.batchSize(), config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay(), config.maxReceives()),
+        return new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(config.concurrency(),
+                config.batchSize(), config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay()),
                 clock);
     }
 }

@@ -5,10 +5,13 @@ import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Map;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
@@ -18,10 +21,21 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Operators see the load queue's poison and re-drive it, with the admin token only. */
+/**
+ * With on-poison=skip, poison is parked: operators see the parked messages and re-drive them,
+ * with the admin token only.
+ */
 @QuarkusTest
+@TestProfile(QueueAdminTest.OnPoisonSkip.class)
 @WithTestResource(PostgresTestResource.class)
 class QueueAdminTest {
+
+    public static class OnPoisonSkip implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("loadflow.worker.on-poison", "skip");
+        }
+    }
 
     private static final String TOKEN = "worker-test-token";
 

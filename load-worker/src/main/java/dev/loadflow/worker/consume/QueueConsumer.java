@@ -6,6 +6,8 @@ import dev.loadflow.service.loop.ServiceLoop;
 import dev.loadflow.service.loop.Waiter;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ReceivedMessage;
+import dev.loadflow.worker.hold.PoisonGate;
+import dev.loadflow.worker.hold.PoisonGate.Admitted;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
 import dev.loadflow.worker.run.RunResult;
@@ -33,7 +35,8 @@ import java.util.concurrent.TimeoutException;
  * deadline ({@link LoadRun#processAll}:
  * one read and one append for the whole batch). A message is acked only after its run
  * appended (or found the event already processed); otherwise it is given back for
- * redelivery, with backoff, and parked as poison once it has been delivered too often.
+ * redelivery, with backoff. Poison (unreadable, or delivered too often) goes through the
+ * {@link PoisonGate}: it holds its load, or is parked.
  */
 public final class QueueConsumer {
 
@@ -42,7 +45,7 @@ public final class QueueConsumer {
 
     /** The loop's knobs; see {@code WorkerConfig} for each. */
     public record Settings(int concurrency, int batchSize, Duration linger, Duration pollWait, Duration runDeadline,
-                           Duration retryDelay, int maxReceives) {
+                           Duration retryDelay) {
 
         public Settings {
             if (concurrency < 1 || batchSize < 1) {
@@ -54,6 +57,7 @@ public final class QueueConsumer {
 
     private final LoadQueue queue;
     private final LoadRun run;
+    private final PoisonGate gate;
     private final WorkerMetrics metrics;
     private final Settings settings;
     private final Semaphore slots;
@@ -63,9 +67,11 @@ public final class QueueConsumer {
     private final ServiceLoop loop;
     private volatile boolean stopping;
 
-    public QueueConsumer(LoadQueue queue, LoadRun run, WorkerMetrics metrics, Settings settings, Clock clock) {
+    public QueueConsumer(LoadQueue queue, LoadRun run, PoisonGate gate, WorkerMetrics metrics, Settings settings,
+                         Clock clock) {
         this.queue = queue;
         this.run = run;
+        this.gate = gate;
         this.metrics = metrics;
         this.settings = settings;
         this.slots = new Semaphore(settings.concurrency());
@@ -122,26 +128,11 @@ public final class QueueConsumer {
     /** Runs one received batch (one message per load) under the run deadline, then settles each message. */
     private void handle(List<ReceivedMessage> received) {
         try {
-            List<ReceivedMessage> runnable = new ArrayList<>(received.size());
-            List<InboundEvent> events = new ArrayList<>(received.size());
-            for (ReceivedMessage message : received) {
-                InboundEvent event;
-                try {
-                    event = message.event();
-                } catch (RuntimeException e) {
-                    park(message, "unreadable message: " + e.getMessage());
-                    continue;
-                }
-                if (message.receiveCount() > settings.maxReceives()) {
-                    park(message, "delivered " + message.receiveCount() + " times without success");
-                    continue;
-                }
-                runnable.add(message);
-                events.add(event);
-            }
-            if (runnable.isEmpty()) {
+            List<Admitted> admitted = gate.screen(received);
+            if (admitted.isEmpty()) {
                 return;
             }
+            List<InboundEvent> events = admitted.stream().map(Admitted::event).toList();
             Future<List<RunOutcome>> running = runs.submit(() -> run.processAll(events));
             List<RunOutcome> outcomes;
             try {
@@ -150,19 +141,20 @@ public final class QueueConsumer {
                 running.cancel(true);
                 LOG.warnf("runs for %s passed their deadline of %s: abandoned, messages given back", describe(events),
                         settings.runDeadline());
-                runnable.forEach(message -> giveBack(message, settings.retryDelay()));
+                admitted.forEach(a -> giveBackUnlessHeld(a, "passed the run deadline", settings.retryDelay()));
                 return;
             } catch (ExecutionException e) {
                 LOG.errorf(e.getCause(), "runs for %s failed", describe(events));
-                runnable.forEach(message -> giveBack(message, stopping ? Duration.ZERO : backoff(message.receiveCount())));
+                admitted.forEach(a -> giveBackUnlessHeld(a, String.valueOf(e.getCause()),
+                        stopping ? Duration.ZERO : backoff(a.message().receiveCount())));
                 return;
             } catch (InterruptedException e) {
                 running.cancel(true);
-                runnable.forEach(message -> giveBack(message, Duration.ZERO));
+                admitted.forEach(a -> giveBack(a.message(), Duration.ZERO));
                 Thread.currentThread().interrupt();
                 return;
             }
-            settle(runnable, events, outcomes);
+            settle(admitted, outcomes);
         } catch (RuntimeException e) {
             // the queue itself failed: the messages come back when their visibility timeout ends
             LOG.errorf(e, "could not settle messages of loads %s",
@@ -171,17 +163,19 @@ public final class QueueConsumer {
     }
 
     /** Acks the messages whose runs are done (in one call) and gives the others back. */
-    private void settle(List<ReceivedMessage> messages, List<InboundEvent> events, List<RunOutcome> outcomes) {
-        List<String> done = new ArrayList<>(messages.size());
-        for (int i = 0; i < messages.size(); i++) {
-            ReceivedMessage message = messages.get(i);
+    private void settle(List<Admitted> admitted, List<RunOutcome> outcomes) {
+        List<String> done = new ArrayList<>(admitted.size());
+        for (int i = 0; i < admitted.size(); i++) {
+            Admitted a = admitted.get(i);
+            ReceivedMessage message = a.message();
             RunOutcome outcome = outcomes.get(i);
             if (outcome.result().ack()) {
+                gate.succeeded(a);
                 done.add(message.receiptHandle());
             } else if (outcome.result() == RunResult.FAILED) {
-                LOG.errorf("run for %s of load %s failed (delivery %d): %s", events.get(i).eventId(), message.loadId(),
+                LOG.errorf("run for %s of load %s failed (delivery %d): %s", a.event().eventId(), message.loadId(),
                         message.receiveCount(), outcome.reason());
-                giveBack(message, stopping ? Duration.ZERO : backoff(message.receiveCount()));
+                giveBackUnlessHeld(a, outcome.reason(), stopping ? Duration.ZERO : backoff(message.receiveCount()));
             } else {
                 giveBack(message, settings.retryDelay());
             }
@@ -202,6 +196,13 @@ public final class QueueConsumer {
         }
     }
 
+    /** A failed run: an operator's retry of a held head is held again; any other message comes back after {@code delay}. */
+    private void giveBackUnlessHeld(Admitted admitted, String reason, Duration delay) {
+        if (!gate.failed(admitted, reason)) {
+            giveBack(admitted.message(), delay);
+        }
+    }
+
     private static String describe(List<InboundEvent> events) {
         return events.size() == 1
                 ? events.getFirst().eventId() + " of load " + events.getFirst().loadId()
@@ -210,13 +211,6 @@ public final class QueueConsumer {
 
     private void giveBack(ReceivedMessage message, Duration delay) {
         queue.release(message.receiptHandle(), delay);
-    }
-
-    private void park(ReceivedMessage message, String reason) {
-        if (queue.park(message.receiptHandle(), reason)) {
-            metrics.parked();
-            LOG.errorf("parked message %s of load %s: %s", message.messageId(), message.loadId(), reason);
-        }
     }
 
     private Duration backoff(int receiveCount) {

@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * The worker's run metrics, registered at start-up so every series exists from the first
  * scrape: {@code loadflow.worker.runs{result}}, {@code loadflow.worker.conflicts},
- * {@code loadflow.worker.run.duration{result}}, {@code loadflow.worker.parked},
+ * {@code loadflow.worker.run.duration{result}}, {@code loadflow.worker.parked}, {@code loadflow.worker.held},
  * {@code loadflow.worker.batch.size}.
  */
 public final class WorkerMetrics {
@@ -20,6 +20,7 @@ public final class WorkerMetrics {
     private final Map<RunResult, Timer> durations = new EnumMap<>(RunResult.class);
     private final Counter conflicts;
     private final Counter parked;
+    private final Counter held;
     private final DistributionSummary batches;
 
     public WorkerMetrics(MeterRegistry registry) {
@@ -37,6 +38,9 @@ public final class WorkerMetrics {
         parked = Counter.builder("loadflow.worker.parked")
                 .description("Poison messages parked out of the load queue")
                 .register(registry);
+        held = Counter.builder("loadflow.worker.held")
+                .description("Loads held at a poison head message (their later messages wait for an operator)")
+                .register(registry);
         batches = DistributionSummary.builder("loadflow.worker.batch.size")
                 .description("Messages run together from one receive (one log read and one append for them all)")
                 .register(registry);
@@ -52,6 +56,10 @@ public final class WorkerMetrics {
 
     public void parked() {
         parked.increment();
+    }
+
+    public void held() {
+        held.increment();
     }
 
     public void run(RunResult result, long nanos) {

@@ -8,9 +8,11 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.testing.PgBackend;
+import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
@@ -32,8 +34,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The consumer loop on real PostgreSQL, with policies that fail, hang or crawl: messages are
- * acked only after their append, failures come back with backoff, poison is parked, and a
- * shutdown loses nothing.
+ * acked only after their append, failures come back with backoff, poison is parked (with
+ * {@code on-poison=skip}), and a shutdown loses nothing.
  */
 class QueueConsumerTest {
 
@@ -63,8 +65,11 @@ class QueueConsumerTest {
 
     private QueueConsumer start(DecisionPolicy policy, Duration runDeadline) {
         LoadRun run = new LoadRun(events, policy, clock, LoadLock.NONE, 5, metrics);
-        consumer = new QueueConsumer(queue, run, metrics,
-                new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20), 3), clock);
+        // on-poison=skip: poison is parked and the load goes on (PoisonHoldTest shows the default, hold)
+        PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(PG.pool(), clock),
+                new PoisonGate.Settings(PoisonGate.OnPoison.SKIP, 3, Duration.ofMinutes(1)), metrics, clock);
+        consumer = new QueueConsumer(queue, run, gate, metrics,
+                new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20)), clock);
         consumer.start();
         return consumer;
     }
@@ -97,7 +102,7 @@ class QueueConsumerTest {
     }
 
     @Test
-    void aFailingRunIsRedeliveredWithBackoffThenParkedAsPoisonAndTheLoadGoesOn() {
+    void withOnPoisonSkipAFailingRunIsRedeliveredWithBackoffThenParkedAndTheLoadGoesOn() {
         String load = newLoadId();
         AtomicInteger attempts = new AtomicInteger();
         start((event, state, now) -> {
@@ -124,7 +129,7 @@ class QueueConsumerTest {
     }
 
     @Test
-    void anUnreadableMessageIsParkedNotDropped() {
+    void withOnPoisonSkipAnUnreadableMessageIsParkedNotDropped() {
         String load = newLoadId();
         start((event, state, now) -> Decision.noop("ok"), Duration.ofSeconds(10));
         queue.enqueue(new QueueMessage(load, "garbled", "{\"eventId\": \"garbled\"}"));

@@ -178,6 +178,12 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         return changeVisibility(receiptHandle, delay);
     }
 
+    /** ChangeMessageVisibility to 0 with the handle of the last delivery (the message is still hidden under it). */
+    @Override
+    public boolean wake(String loadId, String receiptHandle) {
+        return !inFlight.containsKey(receiptHandle) && changeVisibility(receiptHandle, Duration.ZERO);
+    }
+
     @Override
     public boolean extend(String receiptHandle, Duration visibility) {
         return inFlight.containsKey(receiptHandle) && changeVisibility(receiptHandle, visibility);

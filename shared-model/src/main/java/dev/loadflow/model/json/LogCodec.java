@@ -7,6 +7,7 @@ import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.LogEntry;
+import dev.loadflow.model.event.MessageSkipped;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ public final class LogCodec {
         return switch (entry) {
             case InboundEvent event -> EventCodec.encodeToString(event);
             case DecisionRecorded decision -> encodeDecision(decision).toString();
+            case MessageSkipped skipped -> encodeSkipped(skipped).toString();
         };
     }
 
@@ -29,6 +31,7 @@ public final class LogCodec {
         return switch (kind) {
             case LogEntry.KIND_EVENT -> EventCodec.decode(body);
             case LogEntry.KIND_DECISION -> decodeDecision(JsonReader.parse(body));
+            case LogEntry.KIND_SKIPPED -> decodeSkipped(JsonReader.parse(body));
             default -> throw new InvalidJsonException("kind", "unknown log entry kind '" + kind + "'");
         };
     }
@@ -59,5 +62,20 @@ public final class LogCodec {
         return new DecisionRecorded(r.text("eventId"), r.text("loadId"), r.instant("decidedAt"),
                 r.optionalText("correlationId"), actions, r.bool("filtered"), r.bool("needsHeroTask"),
                 r.anyText("reason"), closed);
+    }
+
+    private static ObjectNode encodeSkipped(MessageSkipped s) {
+        return JsonReader.MAPPER.createObjectNode()
+                .put("messageId", s.messageId())
+                .put("loadId", s.loadId())
+                .put("messageType", s.messageType())
+                .put("skippedAt", s.skippedAt().toString())
+                .put("principal", s.principal())
+                .put("reason", s.reason());
+    }
+
+    private static MessageSkipped decodeSkipped(JsonReader r) {
+        return new MessageSkipped(r.text("messageId"), r.text("loadId"), r.text("messageType"), r.instant("skippedAt"),
+                r.text("principal"), r.text("reason"));
     }
 }

@@ -5,6 +5,7 @@ import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.MessageSkipped;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import org.pcollections.HashTreePSet;
@@ -75,6 +76,7 @@ public record LoadState(String loadId, long version, String clientId, String dri
             switch (recorded.entry()) {
                 case InboundEvent event -> fold.apply(event);
                 case DecisionRecorded decision -> fold.apply(decision);
+                case MessageSkipped skipped -> fold.apply(skipped);
             }
         }
         return fold.state(version);
@@ -142,6 +144,11 @@ public record LoadState(String loadId, long version, String clientId, String dri
                 case EventPayload.InboundSms sms -> { }
                 case EventPayload.TimerFired fired -> { }
             }
+        }
+
+        /** A skipped message counts as processed: it took its place in the log, and changes nothing else. */
+        void apply(MessageSkipped skipped) {
+            processed = processed.plus(skipped.messageId());
         }
 
         void apply(DecisionRecorded decision) {

@@ -3,7 +3,9 @@ package dev.loadflow.store.queue;
 import dev.loadflow.store.audit.AuditRecord;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -58,6 +60,13 @@ public interface LoadQueue {
     /** Gives the message back: its load is visible again after {@code delay}. False if the handle is stale. */
     boolean release(String receiptHandle, Duration delay);
 
+    /**
+     * Makes the head of {@code loadId}, given back with a delay, visible at once, through the
+     * handle of its last delivery (held by whoever gave it back, e.g. in {@code held_load}).
+     * False if that handle is stale or the message is in flight: it comes back when it would have.
+     */
+    boolean wake(String loadId, String receiptHandle);
+
     /** Keeps the message invisible for {@code visibility} from now. False if the handle is stale. */
     boolean extend(String receiptHandle, Duration visibility);
 
@@ -79,4 +88,12 @@ public interface LoadQueue {
     Optional<Long> redrive(String loadId, String messageId, AuditRecord audit);
 
     QueueStats stats();
+
+    /**
+     * How many messages wait behind each load's head, for those of {@code loadIds} with queued
+     * messages; a backend that cannot count per load (SQS) answers an empty map.
+     */
+    default Map<String, Integer> waiting(Collection<String> loadIds) {
+        return Map.of();
+    }
 }

@@ -16,7 +16,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -145,7 +148,16 @@ public final class PgLoadQueue implements LoadQueue {
     static final String RELEASE = """
             UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL WHERE in_flight_handle = $1""";
 
+    /** The group given back (no handle in flight) whose head was last delivered as $2: visible now. */
+    static final String WAKE = """
+            UPDATE load_queue_group g SET visible_at = $3
+            WHERE g.load_id = $1 AND g.in_flight_handle IS NULL AND g.visible_at > $3
+              AND (SELECT q.receipt_handle FROM load_queue q WHERE q.load_id = $1 ORDER BY q.id LIMIT 1) = $2""";
+
     static final String EXTEND = "UPDATE load_queue_group SET visible_at = $2 WHERE in_flight_handle = $1";
+
+    static final String WAITING = """
+            SELECT load_id, count(*)::int - 1 AS waiting FROM load_queue WHERE load_id = ANY($1) GROUP BY load_id""";
 
     static final String STATS = "SELECT count(*) AS depth, min(enqueued_at) AS oldest FROM load_queue";
 
@@ -275,6 +287,17 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     @Override
+    public boolean wake(String loadId, String receiptHandle) {
+        java.util.UUID handle = handle(receiptHandle);
+        boolean woken = handle != null && Pg.await(pool.preparedQuery(WAKE).execute(Tuple.of(loadId, handle,
+                Pg.at(clock.instant())))).rowCount() == 1;
+        if (woken) {
+            wakeups.wake(PgNotifications.QUEUE);
+        }
+        return woken;
+    }
+
+    @Override
     public boolean extend(String receiptHandle, Duration visibility) {
         return update(EXTEND, receiptHandle, clock.instant().plus(visibility));
     }
@@ -313,6 +336,16 @@ public final class PgLoadQueue implements LoadQueue {
             wakeups.wake(PgNotifications.QUEUE);
         }
         return Optional.ofNullable(auditId);
+    }
+
+    @Override
+    public Map<String, Integer> waiting(Collection<String> loadIds) {
+        Map<String, Integer> waiting = new LinkedHashMap<>();
+        if (!loadIds.isEmpty()) {
+            Pg.await(pool.preparedQuery(WAITING).execute(Tuple.tuple().addArrayOfString(loadIds.toArray(String[]::new))))
+                    .forEach(row -> waiting.put(row.getString("load_id"), row.getInteger("waiting")));
+        }
+        return waiting;
     }
 
     @Override

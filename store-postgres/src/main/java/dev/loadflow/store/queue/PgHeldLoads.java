@@ -1,0 +1,152 @@
+package dev.loadflow.store.queue;
+
+import dev.loadflow.model.event.MessageSkipped;
+import dev.loadflow.store.audit.AuditInsert;
+import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.eventlog.ConcurrencyConflictException;
+import dev.loadflow.store.eventlog.DuplicateEntryException;
+import dev.loadflow.store.eventlog.LogInsert;
+import dev.loadflow.store.pg.Pg;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** {@link HeldLoads} on PostgreSQL ({@code held_load}); an operator's change and its audit row are one statement. */
+public final class PgHeldLoads implements HeldLoads {
+
+    private static final String COLUMNS = "load_id, message_id, message_type, reason, held_since, state, receipt_handle";
+
+    /** Holding again at the same message (a retry failed) keeps when the hold began. */
+    static final String HOLD = """
+            INSERT INTO held_load (load_id, message_id, message_type, reason, held_since, state, receipt_handle)
+            VALUES ($1, $2, $3, $4, $5, 'held', $6)
+            ON CONFLICT (load_id) DO UPDATE SET
+                held_since = CASE WHEN held_load.message_id = excluded.message_id
+                                  THEN held_load.held_since ELSE excluded.held_since END,
+                message_id = excluded.message_id, message_type = excluded.message_type, reason = excluded.reason,
+                state = 'held', receipt_handle = coalesce(excluded.receipt_handle, held_load.receipt_handle)""";
+
+    static final String AMONG = "SELECT " + COLUMNS + " FROM held_load WHERE load_id = ANY($1)";
+
+    static final String LIST = "SELECT " + COLUMNS + " FROM held_load ORDER BY held_since, load_id LIMIT $1";
+
+    static final String HANDED_BACK = "UPDATE held_load SET receipt_handle = $3 WHERE load_id = $1 AND message_id = $2";
+
+    static final String RELEASE = "DELETE FROM held_load WHERE load_id = $1 AND message_id = $2";
+
+    static final String RETRY = """
+            WITH changed AS (
+                UPDATE held_load SET state = 'retry' WHERE load_id = $1 AND state IN ('held', 'retry')
+                RETURNING %1$s),
+            audit AS (
+            %2$s
+            )
+            SELECT changed.*, audit.id AS audit_id FROM changed, audit""".formatted(COLUMNS,
+            AuditInsert.fromCte("changed", "jsonb_build_object('messageId', min(message_id), 'state', 'retry')", 2, true));
+
+    /** $1 load, $2 message; the entry from $3, the audit from $11. */
+    static final String SKIP = """
+            WITH changed AS (
+                UPDATE held_load SET state = 'skipped'
+                WHERE load_id = $1 AND message_id = $2 AND state IN ('held', 'retry')
+                RETURNING %1$s),
+            logged AS (
+            %2$s
+            ),
+            audit AS (
+            %3$s
+            )
+            SELECT changed.*, audit.id AS audit_id FROM changed, audit""".formatted(COLUMNS,
+            LogInsert.fromCte("changed", 3),
+            AuditInsert.fromCte("logged", "jsonb_build_object('messageId', $2::text, 'seq', max(seq))",
+                    3 + LogInsert.PARAMETERS, true));
+
+    private final Pool pool;
+    private final Clock clock;
+
+    public PgHeldLoads(Pool pool, Clock clock) {
+        this.pool = pool;
+        this.clock = clock;
+    }
+
+    @Override
+    public void hold(HeldLoad held) {
+        Pg.await(pool.preparedQuery(HOLD).execute(Tuple.of(held.loadId(), held.messageId(), held.messageType(),
+                held.reason(), Pg.at(held.since()), held.receiptHandle())));
+    }
+
+    @Override
+    public Map<String, HeldLoad> among(Collection<String> loadIds) {
+        Map<String, HeldLoad> held = new LinkedHashMap<>();
+        if (loadIds.isEmpty()) {
+            return held;
+        }
+        for (Row row : Pg.await(pool.preparedQuery(AMONG).execute(Tuple.tuple()
+                .addArrayOfString(loadIds.toArray(String[]::new))))) {
+            held.put(row.getString("load_id"), held(row));
+        }
+        return held;
+    }
+
+    @Override
+    public List<HeldLoad> list(int limit) {
+        List<HeldLoad> held = new ArrayList<>();
+        Pg.await(pool.preparedQuery(LIST).execute(Tuple.of(limit))).forEach(row -> held.add(held(row)));
+        return held;
+    }
+
+    @Override
+    public void handedBack(String loadId, String messageId, String receiptHandle) {
+        Pg.await(pool.preparedQuery(HANDED_BACK).execute(Tuple.of(loadId, messageId, receiptHandle)));
+    }
+
+    @Override
+    public Optional<Changed> retry(String loadId, AuditRecord audit) {
+        return changed(Pg.await(pool.preparedQuery(RETRY).execute(
+                AuditInsert.bind(Tuple.of(loadId), audit, clock.instant()))));
+    }
+
+    @Override
+    public Optional<Changed> skip(MessageSkipped skipped, AuditRecord audit) {
+        Tuple params = LogInsert.bind(Tuple.of(skipped.loadId(), skipped.messageId()), skipped, clock.instant());
+        try {
+            return changed(Pg.await(pool.preparedQuery(SKIP).execute(AuditInsert.bind(params, audit, clock.instant()))));
+        } catch (RuntimeException e) {
+            if (Pg.violates(e, "event_log_entry_key")) {
+                throw new DuplicateEntryException(skipped.loadId(), List.of(skipped.messageId()), e);
+            }
+            if (Pg.violates(e, "event_log_pkey")) {
+                throw new ConcurrencyConflictException(skipped.loadId(), -1, e);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void release(String loadId, String messageId) {
+        Pg.await(pool.preparedQuery(RELEASE).execute(Tuple.of(loadId, messageId)));
+    }
+
+    private static Optional<Changed> changed(RowSet<Row> rows) {
+        if (rows.size() == 0) {
+            return Optional.empty();
+        }
+        Row row = rows.iterator().next();
+        return Optional.of(new Changed(held(row), row.getLong("audit_id")));
+    }
+
+    private static HeldLoad held(Row row) {
+        return new HeldLoad(row.getString("load_id"), row.getString("message_id"), row.getString("message_type"),
+                row.getString("reason"), Pg.instant(row, "held_since"), HeldLoad.State.ofWire(row.getString("state")),
+                row.getString("receipt_handle"));
+    }
+}
