@@ -31,16 +31,21 @@ import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.stage.PgLoadStages;
+import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.ReceivedMessage;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
+import dev.loadflow.worker.hold.HeldRepairs;
+import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
+import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -65,6 +70,9 @@ public final class Harness implements AutoCloseable {
 
     public static final Duration LEASE = Duration.ofSeconds(90);
     public static final Duration BUDGET = Duration.ofSeconds(150);
+    /** The worker's poison settings: held after three failed deliveries, looked at again every minute. */
+    static final int MAX_DELIVERIES = 3;
+    static final Duration HOLD_RECHECK = Duration.ofMinutes(1);
 
     final FakeClock clock;
     final TestDatabase database;
@@ -74,6 +82,9 @@ public final class Harness implements AutoCloseable {
     final TimerStore timers;
     final LoadQueue queue;
     final OpsAlerts alerts;
+    final HeldLoads held;
+    final HeldRepairs repairs;
+    private final PoisonGate gate;
     RowDispatcher dispatcher;
     final TimerPump pump;
     private final Vertx vertx;
@@ -106,6 +117,10 @@ public final class Harness implements AutoCloseable {
         queue = queues.create(pool, clock);
         alerts = new PgOpsAlerts(pool);
         workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());
+        held = new PgHeldLoads(pool, clock);
+        repairs = new HeldRepairs(held, queue, clock);
+        gate = new PoisonGate(queue, held, new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, MAX_DELIVERIES,
+                HOLD_RECHECK), workerMetrics, clock);
         worker = workerWith(sop());
         clients = new ChannelClients(PlainConfigs.channels(channels.base()), new JdkHttpTransport(), clock);
         guards = new ChannelGuards(PlainConfigs.circuit(100), channel -> 16, registry);
@@ -207,17 +222,27 @@ public final class Harness implements AutoCloseable {
         return fired;
     }
 
-    /** The load worker's loop, one message at a time: ack after the append, otherwise give it back. */
+    /**
+     * The load worker's loop, one message at a time, through the worker's {@link PoisonGate}: ack
+     * after the append, otherwise give it back at once; poison holds its load.
+     */
     int processQueue() {
         int processed = 0;
         List<ReceivedMessage> received;
         while (!(received = queue.receive(10, Duration.ZERO)).isEmpty()) {
-            for (ReceivedMessage message : received) {
-                RunOutcome outcome = worker.process(message.event());
+            for (PoisonGate.Admitted admitted : gate.screen(received)) {
+                String handle = admitted.message().receiptHandle();
+                RunOutcome outcome;
+                try {
+                    outcome = worker.process(admitted.event());
+                } catch (RuntimeException e) {
+                    outcome = new RunOutcome(RunResult.FAILED, -1, 0, e.getClass().getSimpleName() + ": " + e.getMessage());
+                }
                 if (outcome.result().ack()) {
-                    queue.ack(message.receiptHandle());
-                } else {
-                    queue.release(message.receiptHandle(), Duration.ZERO);
+                    gate.succeeded(admitted);
+                    queue.ack(handle);
+                } else if (outcome.result() != RunResult.FAILED || !gate.failed(admitted, outcome.reason())) {
+                    queue.release(handle, Duration.ZERO);
                 }
                 processed++;
             }
