@@ -240,7 +240,8 @@ public final class LocalRun {
                        -d '{"eventId":"ping_0800","type":"LocationPing","occurredAt":"2026-11-30T08:00:00Z","payload":{"risk":"low","lat":41.9,"lon":-87.6}}'
                   curl -s -H "Authorization: Bearer $VIEWER" localhost:8081/loads/%s | jq .state
                   curl -s -H "Authorization: Bearer $VIEWER" localhost:8082/admin/outbox/dead | jq .
-                  curl -s -H "Authorization: Bearer $OPERATOR" -X POST 'localhost:8082/admin/outbox/replay?loadId=%s' | jq .
+                  curl -s -H "Authorization: Bearer $OPERATOR" -X POST 'localhost:8082/admin/outbox/replay?loadId=%s&limit=50&dryRun=true' | jq .
+                  curl -s -H "Authorization: Bearer $VIEWER" localhost:8081/admin/loads/held | jq .
                   curl -s localhost:9082/q/metrics | grep loadflow_outbox_sends_total
                 The break-glass token is %s.
                 """, ingestToken, viewer, operator, LOAD, LOAD, LOAD, ADMIN_TOKEN);

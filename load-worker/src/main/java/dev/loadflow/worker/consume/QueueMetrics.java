@@ -1,5 +1,6 @@
 package dev.loadflow.worker.consume;
 
+import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueStats;
 import io.micrometer.core.instrument.Gauge;
@@ -15,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code loadflow.queue.depth} and {@code loadflow.queue.oldest.age}, read from the database
- * on a schedule (not on each scrape, so a scrape never waits on PostgreSQL).
+ * {@code loadflow.queue.depth}, {@code loadflow.queue.oldest.age} and
+ * {@code loadflow.worker.held.loads}, read on a schedule (not on each scrape, so a scrape never
+ * waits on PostgreSQL).
  */
 @ApplicationScoped
 @io.quarkus.runtime.Startup
@@ -25,17 +27,23 @@ public class QueueMetrics {
     private static final Logger LOG = Logger.getLogger(QueueMetrics.class);
 
     private final LoadQueue queue;
+    private final HeldLoads held;
     private final Clock clock;
     private final AtomicLong depth = new AtomicLong();
     private final AtomicLong oldestAgeMillis = new AtomicLong();
+    private final AtomicLong heldLoads = new AtomicLong();
 
-    QueueMetrics(LoadQueue queue, Clock clock, MeterRegistry registry) {
+    QueueMetrics(LoadQueue queue, HeldLoads held, Clock clock, MeterRegistry registry) {
         this.queue = queue;
+        this.held = held;
         this.clock = clock;
         Gauge.builder("loadflow.queue.depth", depth, AtomicLong::get)
                 .description("Messages in the load queue (queued and in flight)").register(registry);
         TimeGauge.builder("loadflow.queue.oldest.age", oldestAgeMillis, TimeUnit.MILLISECONDS, AtomicLong::get)
                 .description("How long the oldest message of the load queue has waited").register(registry);
+        Gauge.builder("loadflow.worker.held.loads", heldLoads, AtomicLong::get)
+                .description("Loads held at a message that cannot be processed, waiting for an operator's retry or skip")
+                .register(registry);
     }
 
     @Scheduled(every = "${loadflow.worker.metrics-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -47,6 +55,11 @@ public class QueueMetrics {
                     .map(oldest -> Math.max(0, Duration.between(oldest, clock.instant()).toMillis())).orElse(0L));
         } catch (RuntimeException e) {
             LOG.warnf("could not read the load queue's stats: %s", e.getMessage());
+        }
+        try {
+            heldLoads.set(held.count());
+        } catch (RuntimeException e) {
+            LOG.warnf("could not count the held loads: %s", e.getMessage());
         }
     }
 }

@@ -25,6 +25,9 @@ public interface HeldLoads {
     /** The holds of those of {@code loadIds} that are held, by load id. */
     Map<String, HeldLoad> among(Collection<String> loadIds);
 
+    /** How many loads are held (not counting those being skipped). */
+    int count();
+
     /** Held loads, longest held first. */
     List<HeldLoad> list(int limit);
 

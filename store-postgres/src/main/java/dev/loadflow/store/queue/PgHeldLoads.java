@@ -39,6 +39,8 @@ public final class PgHeldLoads implements HeldLoads {
 
     static final String LIST = "SELECT " + COLUMNS + " FROM held_load ORDER BY held_since, load_id LIMIT $1";
 
+    static final String COUNT = "SELECT count(*)::int AS held FROM held_load WHERE state <> 'skipped'";
+
     static final String HANDED_BACK = "UPDATE held_load SET receipt_handle = $3 WHERE load_id = $1 AND message_id = $2";
 
     static final String RELEASE = "DELETE FROM held_load WHERE load_id = $1 AND message_id = $2";
@@ -95,6 +97,11 @@ public final class PgHeldLoads implements HeldLoads {
             held.put(row.getString("load_id"), held(row));
         }
         return held;
+    }
+
+    @Override
+    public int count() {
+        return Pg.await(pool.preparedQuery(COUNT).execute()).iterator().next().getInteger("held");
     }
 
     @Override

@@ -1,0 +1,124 @@
+package dev.loadflow.store.queue;
+
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.MessageSkipped;
+import dev.loadflow.model.log.RecordedEntry;
+import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.eventlog.DuplicateEntryException;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@code held_load} on PostgreSQL: an operator's change, its log entry and its audit row are all or nothing. */
+class PgHeldLoadsTest {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("held_loads");
+
+    private static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
+
+    private final FakeClock clock = FakeClock.at(T0);
+    private PgHeldLoads held;
+    private PgEventStore events;
+
+    @BeforeEach
+    void setUp() {
+        PG.database().truncateAll();
+        held = new PgHeldLoads(PG.pool(), clock);
+        events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
+    }
+
+    private static AuditRecord audit(String action) {
+        return new AuditRecord("otto", "load-worker", action, "L-1", "{}");
+    }
+
+    private long auditRows() {
+        return PG.database().count("SELECT count(*) FROM admin_audit");
+    }
+
+    @Test
+    void holdingAgainAtTheSameHeadKeepsWhenTheHoldBeganAndANewHeadStartsAfresh() {
+        held.hold(HeldLoad.held("L-1", "m-1", "LoadAssigned", "delivered 11 times", T0));
+        clock.advance(Duration.ofMinutes(5));
+        held.hold(HeldLoad.held("L-1", "m-1", "LoadAssigned", "retry failed: boom", clock.instant()));
+
+        assertThat(held.among(List.of("L-1", "L-2"))).containsOnlyKeys("L-1");
+        HeldLoad again = held.among(List.of("L-1")).get("L-1");
+        assertThat(again.since()).isEqualTo(T0);
+        assertThat(again.reason()).isEqualTo("retry failed: boom");
+
+        held.hold(HeldLoad.held("L-1", "m-2", "InboundSms", "unreadable", clock.instant()));
+        assertThat(held.count()).isEqualTo(1);
+        assertThat(held.list(10)).singleElement().satisfies(h -> {
+            assertThat(h.messageId()).isEqualTo("m-2");
+            assertThat(h.since()).isEqualTo(T0.plus(Duration.ofMinutes(5)));
+        });
+    }
+
+    @Test
+    void aRetryIsAuditedAndAnUnheldLoadWritesNothing() {
+        held.hold(HeldLoad.held("L-1", "m-1", "LoadAssigned", "boom", T0));
+        held.handedBack("L-1", "m-1", "handle-1");
+
+        HeldLoads.Changed changed = held.retry("L-1", audit("load.retry")).orElseThrow();
+
+        assertThat(changed.held().state()).isEqualTo(HeldLoad.State.RETRY);
+        assertThat(changed.held().receiptHandle()).isEqualTo("handle-1");
+        assertThat(PG.database().rows("SELECT action, result::text AS result FROM admin_audit WHERE id = ?", changed.auditId()))
+                .singleElement().satisfies(row -> {
+                    assertThat(row.get("action")).isEqualTo("load.retry");
+                    assertThat((String) row.get("result")).contains("\"messageId\": \"m-1\"");
+                });
+        assertThat(held.retry("L-2", audit("load.retry"))).isEmpty();
+        assertThat(auditRows()).isEqualTo(1);
+    }
+
+    @Test
+    void aSkipLogsItsEntryAfterTheLoadsLastAndCountsTheMessageProcessed() {
+        events.append("L-1", List.of(event("e-1")), 0, List.of());
+        held.hold(HeldLoad.held("L-1", "m-1", "InboundSms", "boom", T0));
+
+        HeldLoads.Changed changed = held.skip(new MessageSkipped("m-1", "L-1", "InboundSms", T0, "otto", "resent"),
+                audit("load.skip")).orElseThrow();
+
+        assertThat(changed.held().state()).isEqualTo(HeldLoad.State.SKIPPED);
+        assertThat(held.count()).as("a load being skipped is no longer waiting for anyone").isZero();
+        List<RecordedEntry> log = events.read("L-1").entries();
+        assertThat(log).extracting(RecordedEntry::seq).containsExactly(1L, 2L);
+        assertThat(log.get(1).entry()).isEqualTo(new MessageSkipped("m-1", "L-1", "InboundSms", T0, "otto", "resent"));
+        assertThat(LoadState.project(events.read("L-1")).hasProcessed("m-1")).isTrue();
+        assertThat(held.skip(new MessageSkipped("m-1", "L-1", "InboundSms", T0, "otto", "twice"), audit("load.skip")))
+                .as("being skipped already").isEmpty();
+        assertThat(auditRows()).isEqualTo(1);
+    }
+
+    @Test
+    void aSkipOfAHeadThatWasProcessedMeanwhileWritesNothing() {
+        held.hold(HeldLoad.held("L-1", "m-1", "InboundSms", "boom", T0));
+        events.append("L-1", List.of(event("m-1")), 0, List.of());
+
+        assertThatThrownBy(() -> held.skip(new MessageSkipped("m-1", "L-1", "InboundSms", T0, "otto", "late"),
+                audit("load.skip"))).isInstanceOf(DuplicateEntryException.class);
+
+        assertThat(held.among(List.of("L-1")).get("L-1").state()).isEqualTo(HeldLoad.State.HELD);
+        assertThat(events.read("L-1").version()).isEqualTo(1);
+        assertThat(auditRows()).isZero();
+    }
+
+    private static InboundEvent event(String id) {
+        return new InboundEvent(id, "L-1", T0, T0, "c-1", null, new EventPayload.InboundSms("+15550100", "hi"));
+    }
+}
