@@ -38,12 +38,12 @@ public class QueueMetrics {
         this.held = held;
         this.clock = clock;
         Gauge.builder("loadflow.queue.depth", depth, AtomicLong::get)
-                .description("Messages in the load queue (queued and in flight)").register(registry);
+                .description("Messages in the load queue (queued and in flight)").strongReference(true).register(registry);
         TimeGauge.builder("loadflow.queue.oldest.age", oldestAgeMillis, TimeUnit.MILLISECONDS, AtomicLong::get)
-                .description("How long the oldest message of the load queue has waited").register(registry);
+                .description("How long the oldest message of the load queue has waited").strongReference(true).register(registry);
         Gauge.builder("loadflow.worker.held.loads", heldLoads, AtomicLong::get)
                 .description("Loads held at a message that cannot be processed, waiting for an operator's retry or skip")
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     @Scheduled(every = "${loadflow.worker.metrics-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)

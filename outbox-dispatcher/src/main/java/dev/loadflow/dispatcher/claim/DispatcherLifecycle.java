@@ -55,12 +55,17 @@ public class DispatcherLifecycle {
         }
     }
 
+    /**
+     * A gauge holds its value strongly: Micrometer's default weak reference lets a gauge whose
+     * meter outlived its bean (Micrometer's global registry survives a restart of the
+     * application in one JVM, as tests do) be collected and vanish from the scrape.
+     */
     private AtomicLong gauge(String channel) {
         return oldestAgeMillis.computeIfAbsent(channel, c -> {
             AtomicLong value = new AtomicLong();
             TimeGauge.builder("loadflow.outbox.oldest.pending.age", value, TimeUnit.MILLISECONDS, AtomicLong::get)
                     .description("Age of the oldest pending outbox row (all: every channel)")
-                    .tag("channel", c).register(registry);
+                    .tag("channel", c).strongReference(true).register(registry);
             return value;
         });
     }

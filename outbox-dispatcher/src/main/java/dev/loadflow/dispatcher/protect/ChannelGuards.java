@@ -101,7 +101,7 @@ public final class ChannelGuards {
                         case HALF_OPEN -> 1;
                         default -> 2;
                     }).description("Circuit of a channel: 0 closed, 1 half-open, 2 open")
-                    .tag("channel", name.wire()).register(registry);
+                    .tag("channel", name.wire()).strongReference(true).register(registry);
             return new Guard(breaker, new Semaphore(Math.max(1, maxConcurrency.applyAsInt(name))));
         });
     }

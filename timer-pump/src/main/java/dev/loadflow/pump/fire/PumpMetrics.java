@@ -26,10 +26,10 @@ public final class PumpMetrics {
                 .publishPercentileHistogram().publishPercentiles(0.5, 0.99).register(registry);
         fired = Counter.builder("loadflow.pump.fired").description("Timers fired (TimerFired published)").register(registry);
         Gauge.builder("loadflow.pump.due.backlog", backlog, AtomicLong::get)
-                .description("Scheduled timers already due and not fired yet").register(registry);
+                .description("Scheduled timers already due and not fired yet").strongReference(true).register(registry);
         Gauge.builder("loadflow.pump.last.pass.timestamp", lastPassMillis, v -> v.get() / 1000.0)
                 .description("When the pump last finished a pass (seconds since the epoch)").baseUnit("seconds")
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     void fired(Duration late) {
