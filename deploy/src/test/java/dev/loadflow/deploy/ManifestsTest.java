@@ -242,19 +242,52 @@ class ManifestsTest {
         List<HasMetadata> objects = typed("jvm");
         PrometheusRule rules = ofType(objects, PrometheusRule.class).get(0);
         List<Rule> alerts = rules.getSpec().getGroups().stream().flatMap(g -> g.getRules().stream()).toList();
+        String operations = Files.readString(Path.of("..", "docs", "operations.md"));
 
         assertThat(alerts).extracting(Rule::getAlert).contains("LoadflowOutboxOldestPendingRowOld",
-                "LoadflowDeadRowsPerHour", "LoadflowTimerPumpLag", "LoadflowConflictRateHigh", "LoadflowQueueOldestMessageOld");
+                "LoadflowDeadRowsPerHour", "LoadflowTimerPumpLag", "LoadflowConflictRateHigh", "LoadflowQueueOldestMessageOld",
+                "LoadflowLoadsHeld", "LoadflowServiceMissing", "LoadflowServiceDown");
         Set<String> named = new HashSet<>();
         for (Rule alert : alerts) {
-            assertThat(alert.getAnnotations()).as(alert.getAlert()).containsKeys("summary", "runbook");
+            assertThat(alert.getAnnotations()).as(alert.getAlert()).containsKeys("summary", "description", "runbook_url");
+            assertThat(alert.getLabels()).as(alert.getAlert()).containsKey("severity");
+            assertThat(alert.getLabels().get("severity")).as(alert.getAlert()).isIn("critical", "warning");
+            assertThat(alert.getAnnotations().get("runbook_url")).as(alert.getAlert())
+                    .isEqualTo("docs/operations.md#" + alert.getAlert().toLowerCase(java.util.Locale.ROOT));
+            assertThat(operations).as("the runbook of " + alert.getAlert() + " is a heading of docs/operations.md")
+                    .contains("\n### " + alert.getAlert() + "\n");
             named.addAll(metrics(alert.getExpr().getStrVal()));
         }
         assertThat(named).isNotEmpty();
         assertThat(exported).as("metrics the services export").containsAll(named);
         Files.createDirectories(Path.of("target"));
-        Files.writeString(Path.of("target", "prometheus-rules.yaml"),
-                Kustomize.YAML.writeValueAsString(JSON.valueToTree(rules.getSpec())));
+        JsonNode spec = JSON.valueToTree(rules.getSpec());
+        Files.writeString(Path.of("target", "prometheus-rules.yaml"), Kustomize.YAML.writeValueAsString(spec));
+        for (JsonNode group : spec.path("groups")) {
+            for (JsonNode rule : group.path("rules")) {
+                ((ObjectNode) rule).remove("annotations");
+            }
+        }
+        Files.writeString(Path.of("target", "prometheus-rules-without-annotations.yaml"), Kustomize.YAML.writeValueAsString(spec));
+    }
+
+    /** {@code promtool test rules} runs in .ci/run; here: every alert has a test that fires it and one that keeps it quiet. */
+    @Test
+    void everyAlertHasAPromtoolTestThatFiresItAndOneThatKeepsItQuiet() throws IOException {
+        PrometheusRule rules = ofType(typed("jvm"), PrometheusRule.class).get(0);
+        JsonNode tests = Kustomize.YAML.readTree(Path.of("src", "test", "promtool", "alerts-test.yaml").toFile());
+        Set<String> fired = new TreeSet<>();
+        Set<String> quiet = new TreeSet<>();
+        for (JsonNode test : tests.path("tests")) {
+            for (JsonNode check : test.path("alert_rule_test")) {
+                (check.path("exp_alerts").isEmpty() ? quiet : fired).add(check.path("alertname").asText());
+            }
+        }
+
+        Set<String> alerts = rules.getSpec().getGroups().stream().flatMap(g -> g.getRules().stream())
+                .map(Rule::getAlert).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(fired).as("alerts a promtool test fires").isEqualTo(alerts);
+        assertThat(quiet).as("alerts a promtool test keeps quiet").isEqualTo(alerts);
     }
 
     @Test

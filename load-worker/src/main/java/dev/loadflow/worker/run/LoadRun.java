@@ -14,6 +14,7 @@ import dev.loadflow.store.eventlog.DuplicateEntryException;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.worker.lock.LoadLock;
+import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -41,6 +42,8 @@ import java.util.Set;
  * Plain Java, so evals and benchmarks drive the same code with a {@code FakeClock}.
  */
 public final class LoadRun {
+
+    private static final Logger LOG = Logger.getLogger(LoadRun.class);
 
     private final EventStore events;
     private final DecisionPolicy policy;
@@ -147,6 +150,10 @@ public final class LoadRun {
                 int i = appending.get(k);
                 String loadId = batch.get(i).loadId();
                 if (behind.contains(loadId)) {
+                    // the load's log moved since the batch read it: a conflict, run again on its own
+                    metrics.conflict();
+                    LOG.infof("conflict: load %s's log moved past version %d while %s was decided in a batch; re-deciding",
+                            loadId, appends.get(k).expectedVersion(), batch.get(i).eventId());
                     alone.add(i);
                 } else {
                     DecisionRecorded decision = decisions.get(loadId);
@@ -202,9 +209,13 @@ public final class LoadRun {
             } catch (ConcurrencyConflictException e) {
                 conflicts++;
                 metrics.conflict();
+                LOG.infof("conflict: load %s's log moved past version %d while %s was decided (conflict %d); re-deciding",
+                        event.loadId(), version, event.eventId(), conflicts);
             } catch (DuplicateEntryException e) {
                 return new RunOutcome(RunResult.DUPLICATE, version, conflicts, "already processed");
             } catch (DuplicateActionKeyException e) {
+                LOG.errorf("decision bug: the decision on %s of load %s repeats action keys %s; decided again as one Hero task",
+                        event.eventId(), event.loadId(), e.outboxIds());
                 DecisionRecorded fallback = record(event, Decision.heroTaskAfterDuplicateKey(event, e.outboxIds()), now);
                 try {
                     long appended = append(event, fallback, version, now);

@@ -165,6 +165,8 @@ class BatchRunTest {
         assertThat(events.read(moved).entries()).extracting(e -> e.entry().entryId())
                 .containsExactly("interloper", "mine", "dec:mine");
         assertThat(events.read(other.loadId()).version()).isEqualTo(2);
+        assertThat(registry.get("loadflow.worker.conflicts").counter().count())
+                .as("the batched run's conflict is counted, as a lone run's is").isEqualTo(1);
     }
 
     @Test
