@@ -106,7 +106,7 @@ abstract class EvalScenario {
         private Story ingest(String json) {
             InboundEvent event = EventCodec.parseIngest(LOAD, json, h.clock.instant());
             if (!h.events.contains(LOAD, event.eventId())) {
-                h.queue.enqueue(QueueMessage.of(event));
+                h.ingest(event);
             }
             return this;
         }

@@ -1,5 +1,14 @@
 package dev.loadflow.evals;
 
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.service.trace.Traces;
+import dev.loadflow.store.queue.QueueMessage;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.deliver.Delivery;
 import dev.loadflow.dispatcher.finish.Finisher;
@@ -85,6 +94,10 @@ public final class Harness implements AutoCloseable {
     final HeldLoads held;
     final HeldRepairs repairs;
     private final PoisonGate gate;
+    /** Every span the harness's services end, as an OTLP collector would receive them. */
+    final InMemorySpanExporter spans = InMemorySpanExporter.create();
+    final Traces traces;
+    private final SdkTracerProvider tracerProvider;
     RowDispatcher dispatcher;
     final TimerPump pump;
     private final Vertx vertx;
@@ -117,6 +130,8 @@ public final class Harness implements AutoCloseable {
         queue = queues.create(pool, clock);
         alerts = new PgOpsAlerts(pool);
         workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());
+        tracerProvider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build();
+        traces = new Traces(OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build());
         held = new PgHeldLoads(pool, clock);
         repairs = new HeldRepairs(held, queue, clock);
         gate = new PoisonGate(queue, held, new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, MAX_DELIVERIES,
@@ -146,7 +161,7 @@ public final class Harness implements AutoCloseable {
         Finisher finisher = new Finisher(store, outcomes,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(3)),
                 alerts, dispatcherMetrics, clock);
-        return new RowDispatcher(store, delivery, finisher, dispatcherMetrics, clock);
+        return new RowDispatcher(store, delivery, finisher, dispatcherMetrics, clock, traces);
     }
 
     /** A pump of its own on {@code store} (e.g. one that crashes at a chosen step). */
@@ -194,7 +209,20 @@ public final class Harness implements AutoCloseable {
     }
 
     LoadRun workerWith(DecisionPolicy policy) {
-        return new LoadRun(events, policy, clock, LoadLock.NONE, 5, workerMetrics);
+        return new LoadRun(events, policy, clock, LoadLock.NONE, 5, workerMetrics, 10_000, traces);
+    }
+
+    /**
+     * Queues {@code event} as ingest does, in the trace of its request: a server span of its own
+     * (a new trace, as for a request without a {@code traceparent}).
+     */
+    void ingest(InboundEvent event) {
+        Span request = traces.start("POST /loads/{loadId}/events", SpanKind.SERVER, null);
+        try {
+            queue.enqueue(QueueMessage.of(event.withTraceparent(Traces.traceparent(request))));
+        } finally {
+            request.end();
+        }
     }
 
     /** Replaces the worker's policy (e.g. a faulty one). */
@@ -295,6 +323,7 @@ public final class Harness implements AutoCloseable {
 
     @Override
     public void close() {
+        tracerProvider.close();
         channels.close();
         pool.close().toCompletionStage().toCompletableFuture().join();
         vertx.close().toCompletionStage().toCompletableFuture().join();

@@ -3,6 +3,7 @@ package dev.loadflow.worker;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.service.store.QueueConfig;
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
@@ -54,8 +55,9 @@ public class WorkerProducers {
     @Produces
     @Singleton
     LoadRun loadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, WorkerConfig config,
-                    WorkerMetrics metrics) {
-        return new LoadRun(events, policy, clock, lock, config.conflictRetries(), metrics, config.projectionCache());
+                    WorkerMetrics metrics, Traces traces) {
+        return new LoadRun(events, policy, clock, lock, config.conflictRetries(), metrics, config.projectionCache(),
+                traces);
     }
 
     @Produces

@@ -138,6 +138,6 @@ class IngestTest {
                 .contains("loadflow_queue_depth")
                 .contains("loadflow_queue_oldest_age_seconds");
         List<String> decided = metrics.lines().filter(l -> l.startsWith("loadflow_worker_runs_total{result=\"decided\"}")).toList();
-        assertThat(Double.parseDouble(decided.get(0).substring(decided.get(0).lastIndexOf(' ') + 1))).isGreaterThanOrEqualTo(1);
+        assertThat(Double.parseDouble(decided.get(0).split(" ")[1])).isGreaterThanOrEqualTo(1);
     }
 }

@@ -1,5 +1,6 @@
 package dev.loadflow.dispatcher;
 
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.dispatcher.claim.DispatchLoop;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
 import dev.loadflow.dispatcher.deliver.Delivery;
@@ -99,11 +100,12 @@ public class DispatcherProducers {
     @Singleton
     RowDispatcher rowDispatcher(Outbox outbox, LoadQueue queue, ChannelClients channels, ChannelsConfig channelsConfig,
                                 TimerStore timers, Pool pool, ProcessedEvents processed, ChannelGuards guards,
-                                RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics, Clock clock) {
+                                RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics, Clock clock,
+                                Traces traces) {
         Delivery delivery = new Delivery(channels, new InternalActions(timers, new PgLoadStages(pool), clock),
                 new StageWebhooks(processed, channels, channelsConfig.stageWebhooks().timeout(), clock), guards);
         return new RowDispatcher(outbox, delivery, new Finisher(outbox, queue, retries, alerts, metrics, clock),
-                metrics, clock);
+                metrics, clock, traces);
     }
 
     @Produces

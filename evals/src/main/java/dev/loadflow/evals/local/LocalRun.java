@@ -139,6 +139,8 @@ public final class LocalRun {
                     "-Dloadflow.channels.hero.url=http://127.0.0.1:8090/hero",
                     "-Dloadflow.channels.slack.url=http://127.0.0.1:8090/slack",
                     "-Dquarkus.log.level=WARN",
+                    // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names, when it names one
+                    "-Dquarkus.otel.sdk.disabled=" + (System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT") == null),
                     "-jar", jar.getPath());
             Path logFile = root.resolve(service[0]).resolve("target/local-run.log");
             pb.redirectErrorStream(true).redirectOutput(logFile.toFile());

@@ -32,9 +32,11 @@ public final class ChannelSimulator implements AutoCloseable {
 
     /**
      * One message that reached its recipient (the first delivery of its key);
-     * {@code receivedNanos} is {@link System#nanoTime()} at its arrival, for latency figures.
+     * {@code receivedNanos} is {@link System#nanoTime()} at its arrival, for latency figures;
+     * {@code traceparent} the request's W3C trace header (null without one).
      */
-    public record Delivery(String channel, String idempotencyKey, String body, int sequence, long receivedNanos) {
+    public record Delivery(String channel, String idempotencyKey, String body, int sequence, long receivedNanos,
+                           String traceparent) {
     }
 
     private final HttpServer server;
@@ -127,6 +129,7 @@ public final class ChannelSimulator implements AutoCloseable {
             String path = exchange.getRequestURI().getPath();
             String channel = channelOf(path);
             String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+            String traceparent = exchange.getRequestHeaders().getFirst("traceparent");
             String body = read(exchange.getRequestBody());
             if (channel == null || !"POST".equals(exchange.getRequestMethod()) || key == null) {
                 answer(exchange, 400, "{\"error\":\"POST a known channel with an Idempotency-Key\"}");
@@ -157,7 +160,7 @@ public final class ChannelSimulator implements AutoCloseable {
             }
             String receipt = receipts.computeIfAbsent(channel + " " + key, k -> {
                 int n = sequence.incrementAndGet();
-                Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime());
+                Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime(), traceparent);
                 deliveries.add(delivery);
                 listener.accept(delivery);
                 if (log != null) {

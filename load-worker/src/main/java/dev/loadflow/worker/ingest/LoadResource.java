@@ -1,6 +1,7 @@
 package dev.loadflow.worker.ingest;
 
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.log.LoadLog;
@@ -53,8 +54,9 @@ public class LoadResource {
     @RunOnVirtualThread
     @RolesAllowed(Roles.SOURCE)
     public Response ingest(@PathParam("loadId") String loadId, String body) {
+        // the request's trace (its traceparent header, or the trace this request began) goes with the event
         InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
-                .withSource(caller.getPrincipal().getName());
+                .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
         if (events.contains(loadId, event.eventId())) {
             return Response.ok(receipt(event, "already processed")).build();
         }

@@ -13,7 +13,13 @@ import dev.loadflow.store.eventlog.DuplicateActionKeyException;
 import dev.loadflow.store.eventlog.DuplicateEntryException;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.OutboxMessage;
+import dev.loadflow.service.trace.LogContext;
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.worker.lock.LoadLock;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -44,6 +50,9 @@ import java.util.Set;
 public final class LoadRun {
 
     private static final Logger LOG = Logger.getLogger(LoadRun.class);
+    private static final AttributeKey<String> LOAD_ID = AttributeKey.stringKey("loadflow.load_id");
+    private static final AttributeKey<String> EVENT_ID = AttributeKey.stringKey("loadflow.event_id");
+    private static final AttributeKey<String> RESULT = AttributeKey.stringKey("loadflow.result");
 
     private final EventStore events;
     private final DecisionPolicy policy;
@@ -52,16 +61,26 @@ public final class LoadRun {
     private final int conflictRetries;
     private final WorkerMetrics metrics;
     private final Projections projections;
+    private final Traces traces;
 
-    /** A run that keeps the projections of up to 10,000 loads. */
+    /** A run that keeps the projections of up to 10,000 loads and records no spans of its own. */
     public LoadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, int conflictRetries,
                    WorkerMetrics metrics) {
-        this(events, policy, clock, lock, conflictRetries, metrics, 10_000);
+        this(events, policy, clock, lock, conflictRetries, metrics, 10_000, Traces.NONE);
     }
 
-    /** @param projectionCache how many loads' projections to keep between runs (0: read each load's whole log per run) */
+    /** A run that records no spans of its own (an event's trace still reaches its outbox rows). */
     public LoadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, int conflictRetries,
                    WorkerMetrics metrics, int projectionCache) {
+        this(events, policy, clock, lock, conflictRetries, metrics, projectionCache, Traces.NONE);
+    }
+
+    /**
+     * @param projectionCache how many loads' projections to keep between runs (0: read each load's whole log per run)
+     * @param traces          where each event's run span goes: a child of the event's trace, the parent of its rows' sends
+     */
+    public LoadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, int conflictRetries,
+                   WorkerMetrics metrics, int projectionCache, Traces traces) {
         if (conflictRetries < 0) {
             throw new IllegalArgumentException("conflict retries must be >= 0, got " + conflictRetries);
         }
@@ -72,26 +91,42 @@ public final class LoadRun {
         this.conflictRetries = conflictRetries;
         this.metrics = metrics;
         this.projections = new Projections(events, projectionCache);
+        this.traces = traces;
     }
 
     /** Processes one delivered event; throws when the run fails (the caller gives the message back). */
     public RunOutcome process(InboundEvent event) {
         long start = System.nanoTime();
         RunResult result = RunResult.FAILED;
-        try {
+        Span span = span(event);
+        try (Scope scope = span.makeCurrent(); LogContext logged = logContext(event, span)) {
             Optional<LoadLock.Lease> lease = lock.tryLock(event.loadId());
             if (lease.isEmpty()) {
                 result = RunResult.LOCKED;
                 return new RunOutcome(RunResult.LOCKED, -1, 0, "another run holds the load's lock");
             }
             try (LoadLock.Lease held = lease.get()) {
-                RunOutcome outcome = decideAndAppend(event);
+                RunOutcome outcome = decideAndAppend(event, Traces.traceparent(span));
                 result = outcome.result();
                 return outcome;
             }
         } finally {
             metrics.run(result, System.nanoTime() - start);
+            span.setAttribute(RESULT, result.tag());
+            span.end();
         }
+    }
+
+    private static LogContext logContext(InboundEvent event, Span span) {
+        return LogContext.of(event.loadId(), event.eventId(), event.correlationId(), span);
+    }
+
+    /** The span of one event's run: a child of the trace the event carries (a new trace if none). */
+    private Span span(InboundEvent event) {
+        Span span = traces.start("loadflow.run " + event.typeName(), SpanKind.CONSUMER, event.traceparent());
+        span.setAttribute(LOAD_ID, event.loadId());
+        span.setAttribute(EVENT_ID, event.eventId());
+        return span;
     }
 
     /**
@@ -112,6 +147,10 @@ public final class LoadRun {
             return batch.stream().map(this::processOrFail).toList();
         }
         long start = System.nanoTime();
+        Span[] spans = new Span[batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            spans[i] = span(batch.get(i));
+        }
         Map<String, LoadState> states = projections.current(loads);
         Instant now = clock.instant();
         RunOutcome[] outcomes = new RunOutcome[batch.size()];
@@ -130,7 +169,7 @@ public final class LoadRun {
                 continue;
             }
             DecisionRecorded decision;
-            try {
+            try (Scope scope = spans[i].makeCurrent(); LogContext logged = logContext(event, spans[i])) {
                 decision = DeterministicFilter.filter(event, state)
                         .map(reason -> DecisionRecorded.filtered(event, now, reason))
                         .orElseGet(() -> record(event, policy.decide(event, state, now), now));
@@ -142,7 +181,7 @@ public final class LoadRun {
             decisions.put(event.loadId(), decision);
             appending.add(i);
             appends.add(new EventStore.Append(event.loadId(), List.of(event, decision), state.version(),
-                    outboxRows(event, decision, now)));
+                    outboxRows(event, decision, now, Traces.traceparent(spans[i]))));
         }
         try {
             Set<String> behind = events.appendAll(appends);
@@ -152,8 +191,10 @@ public final class LoadRun {
                 if (behind.contains(loadId)) {
                     // the load's log moved since the batch read it: a conflict, run again on its own
                     metrics.conflict();
-                    LOG.infof("conflict: load %s's log moved past version %d while %s was decided in a batch; re-deciding",
-                            loadId, appends.get(k).expectedVersion(), batch.get(i).eventId());
+                    try (LogContext logged = logContext(batch.get(i), spans[i])) {
+                        LOG.infof("conflict: load %s's log moved past version %d while %s was decided in a batch; re-deciding",
+                                loadId, appends.get(k).expectedVersion(), batch.get(i).eventId());
+                    }
                     alone.add(i);
                 } else {
                     DecisionRecorded decision = decisions.get(loadId);
@@ -166,10 +207,13 @@ public final class LoadRun {
             alone.addAll(appending);
         }
         long took = System.nanoTime() - start;
-        for (RunOutcome outcome : outcomes) {
-            if (outcome != null) {
-                metrics.run(outcome.result(), took);
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] != null) {
+                metrics.run(outcomes[i].result(), took);
             }
+            // an event run again on its own gets a span of that run too
+            spans[i].setAttribute(RESULT, outcomes[i] == null ? "run_alone" : outcomes[i].result().tag());
+            spans[i].end();
         }
         for (int i : alone) {
             outcomes[i] = processOrFail(batch.get(i));
@@ -185,7 +229,7 @@ public final class LoadRun {
         }
     }
 
-    private RunOutcome decideAndAppend(InboundEvent event) {
+    private RunOutcome decideAndAppend(InboundEvent event, String traceparent) {
         int conflicts = 0;
         long version = 0;
         for (int attempt = 0; attempt <= conflictRetries; attempt++) {
@@ -202,7 +246,7 @@ public final class LoadRun {
                     .map(reason -> DecisionRecorded.filtered(event, now, reason))
                     .orElseGet(() -> record(event, policy.decide(event, state, now), now));
             try {
-                long appended = append(event, decision, version, now);
+                long appended = append(event, decision, version, now, traceparent);
                 remember(state, event, decision, now);
                 return new RunOutcome(decision.filtered() ? RunResult.FILTERED : RunResult.DECIDED, appended,
                         conflicts, decision.reason());
@@ -218,7 +262,7 @@ public final class LoadRun {
                         event.eventId(), event.loadId(), e.outboxIds());
                 DecisionRecorded fallback = record(event, Decision.heroTaskAfterDuplicateKey(event, e.outboxIds()), now);
                 try {
-                    long appended = append(event, fallback, version, now);
+                    long appended = append(event, fallback, version, now, traceparent);
                     remember(state, event, fallback, now);
                     return new RunOutcome(RunResult.DECIDED, appended, conflicts, fallback.reason());
                 } catch (ConcurrencyConflictException conflict) {
@@ -245,13 +289,17 @@ public final class LoadRun {
                 new RecordedEntry(version + 2, now, decision)))));
     }
 
-    private long append(InboundEvent event, DecisionRecorded decision, long version, Instant now) {
-        return events.append(event.loadId(), List.of(event, decision), version, outboxRows(event, decision, now));
+    private long append(InboundEvent event, DecisionRecorded decision, long version, Instant now, String traceparent) {
+        return events.append(event.loadId(), List.of(event, decision), version,
+                outboxRows(event, decision, now, traceparent));
     }
 
-    private static List<OutboxMessage> outboxRows(InboundEvent event, DecisionRecorded decision, Instant now) {
+    /** The decision's rows; each one's send continues the trace of the run that decided it. */
+    private static List<OutboxMessage> outboxRows(InboundEvent event, DecisionRecorded decision, Instant now,
+                                                  String traceparent) {
         return decision.actions().stream()
-                .map(action -> OutboxMessage.of(event.loadId(), action, now, event.correlationId(), event.eventId()))
+                .map(action -> OutboxMessage.of(event.loadId(), action, now, event.correlationId(), event.eventId(),
+                        traceparent))
                 .toList();
     }
 }

@@ -1,5 +1,11 @@
 package dev.loadflow.dispatcher.claim;
 
+import dev.loadflow.service.trace.LogContext;
+import dev.loadflow.service.trace.Traces;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.deliver.Delivery;
 import dev.loadflow.dispatcher.finish.Finisher;
@@ -22,6 +28,9 @@ import java.time.Duration;
 public final class RowDispatcher {
 
     private static final Logger LOG = Logger.getLogger(RowDispatcher.class);
+    private static final AttributeKey<String> OUTBOX_ID = AttributeKey.stringKey("loadflow.outbox_id");
+    private static final AttributeKey<String> LOAD_ID = AttributeKey.stringKey("loadflow.load_id");
+    private static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("loadflow.attempt");
 
     /** A claim with more lease than this left is not re-checked in the database before its send. */
     static final Duration SURE_LEASE = Duration.ofSeconds(30);
@@ -31,13 +40,22 @@ public final class RowDispatcher {
     private final Finisher finisher;
     private final DispatcherMetrics metrics;
     private final Clock clock;
+    private final Traces traces;
 
+    /** A dispatcher that records no spans of its own (a row's trace still reaches its channel, outcome and timer). */
     public RowDispatcher(Outbox outbox, Delivery delivery, Finisher finisher, DispatcherMetrics metrics, Clock clock) {
+        this(outbox, delivery, finisher, metrics, clock, Traces.NONE);
+    }
+
+    /** @param traces where each row's send span goes: a child of the run that decided the row */
+    public RowDispatcher(Outbox outbox, Delivery delivery, Finisher finisher, DispatcherMetrics metrics, Clock clock,
+                         Traces traces) {
         this.outbox = outbox;
         this.delivery = delivery;
         this.finisher = finisher;
         this.metrics = metrics;
         this.clock = clock;
+        this.traces = traces;
     }
 
     /**
@@ -46,7 +64,22 @@ public final class RowDispatcher {
      * (they wait for the lease to end by their clocks, and clocks agree far better than
      * {@link #SURE_LEASE}), so a fresh claim goes straight to its send.
      */
-    public void dispatch(OutboxRow row) throws InterruptedException {
+    public void dispatch(OutboxRow claimed) throws InterruptedException {
+        Span span = traces.start("loadflow.send " + claimed.actionType(), SpanKind.PRODUCER, claimed.traceparent());
+        span.setAttribute(OUTBOX_ID, claimed.outboxId());
+        span.setAttribute(LOAD_ID, claimed.loadId());
+        span.setAttribute(ATTEMPT, claimed.attempts());
+        // from here the row is in its send's span: the channel request, the outcome and a timer continue it
+        OutboxRow row = claimed.withTraceparent(Traces.traceparent(span));
+        try (Scope scope = span.makeCurrent();
+             LogContext logged = LogContext.of(row.loadId(), row.outboxId(), row.correlationId(), span)) {
+            dispatchInSpan(row);
+        } finally {
+            span.end();
+        }
+    }
+
+    private void dispatchInSpan(OutboxRow row) throws InterruptedException {
         if (!surelyHeld(row) && !outbox.isClaimHeld(row.outboxId(), row.claimToken(), clock.instant())) {
             metrics.sent(row.channel(), DispatcherMetrics.Result.STALE);
             LOG.infof("claim on %s lapsed before its send: left to the dispatcher that holds it now", row.outboxId());

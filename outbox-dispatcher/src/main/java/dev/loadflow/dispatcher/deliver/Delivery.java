@@ -51,7 +51,7 @@ public final class Delivery {
             case Action.CreateHeroTask task -> guarded(Channel.HERO, () -> channels.heroTask(key, row.loadId(), task));
             case Action.PostHeroSlack post -> guarded(Channel.SLACK, () -> channels.slack(key, post));
             case Action.StageChanged changed -> guarded(Channel.FANOUT, () -> webhooks.deliver(key, row.loadId(), changed));
-            case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId()));
+            case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId(), row.traceparent()));
             case Action.CancelTimer cancel -> new Sent(internal.cancelTimer(cancel));
             case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), key, update));
         };

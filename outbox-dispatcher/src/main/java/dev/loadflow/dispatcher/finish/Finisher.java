@@ -202,7 +202,7 @@ public final class Finisher {
     private QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
         return QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
                 row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), clock.instant(),
-                row.correlationId()));
+                row.correlationId()).withTraceparent(row.traceparent()));
     }
 
     /** Every action but an SMS pages on-call when it dies, never a Hero (an unreadable row included). */

@@ -45,9 +45,9 @@ public final class InternalActions {
         this.cancels = new GroupCommit<>(group -> firstOfEach(group, timers.cancelAll(group, clock.instant())), MAX_GROUP);
     }
 
-    /** {@code set_timer}: schedules the timer (idempotent on its id). */
-    public SendResult setTimer(Action.SetTimer set, String correlationId) {
-        return inDatabase(() -> schedule(Timer.schedule(set.timerId(), set.fireAt(), correlationId))
+    /** {@code set_timer}: schedules the timer (idempotent on its id); its firing continues the trace {@code traceparent} names. */
+    public SendResult setTimer(Action.SetTimer set, String correlationId, String traceparent) {
+        return inDatabase(() -> schedule(Timer.schedule(set.timerId(), set.fireAt(), correlationId, traceparent))
                 ? "scheduled " + set.timerId() + " at " + set.fireAt()
                 : "already scheduled " + set.timerId());
     }

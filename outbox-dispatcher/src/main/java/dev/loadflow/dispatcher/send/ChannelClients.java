@@ -1,5 +1,6 @@
 package dev.loadflow.dispatcher.send;
 
+import dev.loadflow.service.trace.Traces;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
@@ -60,7 +61,8 @@ public final class ChannelClients {
             return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
         }
         try {
-            ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, json);
+            // the send's span is current here (RowDispatcher): the channel sees its trace
+            ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, Traces.current(), json);
             return SendResult.of(answer.status(), answer.body(), answer.retryAfter(), clock);
         } catch (ChannelTransport.Unreachable e) {
             return new SendResult.Retryable("no answer from " + url + ": " + e.getMessage(), Optional.empty());

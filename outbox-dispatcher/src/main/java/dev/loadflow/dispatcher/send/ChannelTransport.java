@@ -15,10 +15,11 @@ public interface ChannelTransport {
     }
 
     /**
-     * POSTs {@code json} to {@code url}; throws {@link Unreachable} on a timeout or a connection
+     * POSTs {@code json} to {@code url} with the idempotency key and, when not null, the W3C
+     * {@code traceparent} of the send; throws {@link Unreachable} on a timeout or a connection
      * error (retryable), never for an HTTP status.
      */
-    Answer post(URI url, Duration timeout, String idempotencyKey, String json);
+    Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json);
 
     /** No answer: a timeout or a connection error. */
     final class Unreachable extends RuntimeException {

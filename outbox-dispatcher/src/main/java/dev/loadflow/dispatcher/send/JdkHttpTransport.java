@@ -13,11 +13,14 @@ public final class JdkHttpTransport implements ChannelTransport {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Override
-    public Answer post(URI url, Duration timeout, String idempotencyKey, String json) {
-        HttpRequest request = HttpRequest.newBuilder(url).timeout(timeout)
+    public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(url).timeout(timeout)
                 .header("Content-Type", "application/json")
-                .header(JsonEndpoint.IDEMPOTENCY_KEY, idempotencyKey)
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+                .header(JsonEndpoint.IDEMPOTENCY_KEY, idempotencyKey);
+        if (traceparent != null) {
+            builder.header(JsonEndpoint.TRACEPARENT, traceparent);
+        }
+        HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofString(json)).build();
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             return new Answer(response.statusCode(), response.body(), response.headers().firstValue("Retry-After").orElse(null));

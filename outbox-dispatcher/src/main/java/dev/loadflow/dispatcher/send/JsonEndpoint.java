@@ -9,14 +9,17 @@ import jakarta.ws.rs.core.Response;
 
 /**
  * One channel endpoint, as a Quarkus REST client built per URL: a JSON POST carrying the
- * idempotency key. The response is classified by {@link SendResult#of}, never thrown.
+ * idempotency key and the send's trace. The response is classified by {@link SendResult#of}, never thrown.
  */
 public interface JsonEndpoint {
 
     String IDEMPOTENCY_KEY = "Idempotency-Key";
+    String TRACEPARENT = "traceparent";
 
+    /** {@code traceparent}: the send's span (null leaves the header out). */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.WILDCARD)
-    Response post(@HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey, String json);
+    Response post(@HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey, @HeaderParam(TRACEPARENT) String traceparent,
+                  String json);
 }

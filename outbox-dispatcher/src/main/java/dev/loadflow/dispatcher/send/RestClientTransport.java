@@ -16,14 +16,14 @@ public final class RestClientTransport implements ChannelTransport {
     private final Map<URI, JsonEndpoint> clients = new ConcurrentHashMap<>();
 
     @Override
-    public Answer post(URI url, Duration timeout, String idempotencyKey, String json) {
+    public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json) {
         JsonEndpoint client = clients.computeIfAbsent(url, u -> QuarkusRestClientBuilder.newBuilder()
                 .baseUri(u)
                 .connectTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .readTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .property("microprofile.rest.client.disable.default.mapper", true)
                 .build(JsonEndpoint.class));
-        try (Response response = client.post(idempotencyKey, json)) {
+        try (Response response = client.post(idempotencyKey, traceparent, json)) {
             String body = response.hasEntity() ? response.readEntity(String.class) : "";
             return new Answer(response.getStatus(), body, response.getHeaderString("Retry-After"));
         } catch (ProcessingException e) {

@@ -97,7 +97,7 @@ class InternalActionsTest {
                 futures.add(pool.submit(() -> {
                     go.await();
                     return switch (row.action()) {
-                        case Action.SetTimer set -> actions.setTimer(set, row.correlationId());
+                        case Action.SetTimer set -> actions.setTimer(set, row.correlationId(), row.traceparent());
                         case Action.CancelTimer cancel -> actions.cancelTimer(cancel);
                         default -> throw new IllegalArgumentException("not a timer row: " + row.outboxId());
                     };

@@ -10,21 +10,40 @@ import java.util.Objects;
  * logged. {@code receivedAt} is when loadflow took it in (from the application clock);
  * {@code correlationId} threads one story through every service, {@code causationId} names
  * the event or row that caused this one. {@code source} names the authenticated system that
- * sent it through ingest (null for what loadflow's own services publish).
+ * sent it through ingest (null for what loadflow's own services publish); {@code traceparent}
+ * is the W3C trace context the event's run continues (null: none).
  */
 public record InboundEvent(String eventId, String loadId, Instant occurredAt, Instant receivedAt,
-                           String correlationId, String causationId, EventPayload payload, String source)
+                           String correlationId, String causationId, EventPayload payload, String source,
+                           String traceparent)
         implements LogEntry {
 
-    /** An event loadflow's own services publish: no source. */
+    /** An event loadflow's own services publish: no source, no trace yet. */
     public InboundEvent(String eventId, String loadId, Instant occurredAt, Instant receivedAt, String correlationId,
                         String causationId, EventPayload payload) {
-        this(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, null);
+        this(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, null, null);
+    }
+
+    /** An event with its source and no trace yet. */
+    public InboundEvent(String eventId, String loadId, Instant occurredAt, Instant receivedAt, String correlationId,
+                        String causationId, EventPayload payload, String source) {
+        this(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, source, null);
     }
 
     /** This event as sent by {@code source}. */
     public InboundEvent withSource(String source) {
-        return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, source);
+        return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, source,
+                traceparent);
+    }
+
+    /**
+     * This event in the trace {@code traceparent} names (a W3C {@code traceparent}: the ingest
+     * request's span, the send whose outcome it is, the decision that set its timer); null
+     * starts a new trace where it runs.
+     */
+    public InboundEvent withTraceparent(String traceparent) {
+        return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, causationId, payload, source,
+                traceparent);
     }
 
     public InboundEvent {

@@ -28,7 +28,7 @@ public final class EventCodec {
             Set.of("eventId", "loadId", "type", "occurredAt", "correlationId", "causationId", "payload");
     private static final Set<String> STORED_FIELDS =
             Set.of("eventId", "loadId", "type", "occurredAt", "receivedAt", "correlationId", "causationId", "payload",
-                    "source");
+                    "source", "traceparent");
     private static final Pattern PHONE = Pattern.compile("\\+[1-9][0-9]{1,14}");
     private static final Pattern CLIENT_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
@@ -68,7 +68,7 @@ public final class EventCodec {
         EventType type = type(r);
         return new InboundEvent(r.text("eventId"), r.text("loadId"), r.instant("occurredAt"), r.instant("receivedAt"),
                 r.optionalText("correlationId"), r.optionalText("causationId"), payload(type, r.object("payload")),
-                r.optionalText("source"));
+                r.optionalText("source"), r.optionalText("traceparent"));
     }
 
     public static InboundEvent decode(String json) {
@@ -85,6 +85,7 @@ public final class EventCodec {
         putIfSet(json, "correlationId", event.correlationId());
         putIfSet(json, "causationId", event.causationId());
         putIfSet(json, "source", event.source());
+        putIfSet(json, "traceparent", event.traceparent());
         json.set("payload", encode(event.payload()));
         return json;
     }

@@ -13,7 +13,13 @@ import java.util.Objects;
  * default of the database clock made fresh rows briefly unclaimable).
  */
 public record OutboxMessage(String outboxId, String loadId, String actionType, Channel channel, String payload,
-                            Instant availableAt, String correlationId, String causationId) {
+                            Instant availableAt, String correlationId, String causationId, String traceparent) {
+
+    /** A row outside any trace. */
+    public OutboxMessage(String outboxId, String loadId, String actionType, Channel channel, String payload,
+                         Instant availableAt, String correlationId, String causationId) {
+        this(outboxId, loadId, actionType, channel, payload, availableAt, correlationId, causationId, null);
+    }
 
     public OutboxMessage {
         Objects.requireNonNull(outboxId, "outboxId");
@@ -27,8 +33,14 @@ public record OutboxMessage(String outboxId, String loadId, String actionType, C
     /** The row for one action of a decision: its key is the outbox id. */
     public static OutboxMessage of(String loadId, Action action, Instant availableAt, String correlationId,
                                    String causationId) {
+        return of(loadId, action, availableAt, correlationId, causationId, null);
+    }
+
+    /** The row for one action of a decision, its send continuing the trace {@code traceparent} names (the run's). */
+    public static OutboxMessage of(String loadId, Action action, Instant availableAt, String correlationId,
+                                   String causationId, String traceparent) {
         return new OutboxMessage(action.key(loadId).toString(), loadId, action.type().wire(),
                 action.type().channel(), ActionCodec.encode(action).toString(), availableAt, correlationId,
-                causationId);
+                causationId, traceparent);
     }
 }

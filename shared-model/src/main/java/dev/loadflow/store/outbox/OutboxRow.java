@@ -13,13 +13,30 @@ import java.util.UUID;
  * and {@code claimedUntil} are the caller's claim; {@code attempts} counts claims so far,
  * this one included; {@code firstAttemptAt} is when the row was first claimed, which is where
  * the retry budget starts. {@code payload} is the row's action as {@link ActionCodec} wrote it;
- * {@link #action()} reads it back.
+ * {@link #action()} reads it back. {@code traceparent}: the trace the row's send continues (the
+ * decision's run), null outside any.
  */
 public record OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
                         OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt,
                         UUID claimToken, Instant claimedUntil, String lastFailure, String receipt,
                         Instant dispatchedAt, Instant deadAt, String correlationId, String causationId,
-                        Instant createdAt) {
+                        Instant createdAt, String traceparent) {
+
+    /** A row outside any trace. */
+    public OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
+                     OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt, UUID claimToken,
+                     Instant claimedUntil, String lastFailure, String receipt, Instant dispatchedAt, Instant deadAt,
+                     String correlationId, String causationId, Instant createdAt) {
+        this(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt, claimToken,
+                claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId, createdAt, null);
+    }
+
+    /** This row in the trace {@code traceparent} names (its send's span, which its outcome and timer continue). */
+    public OutboxRow withTraceparent(String traceparent) {
+        return new OutboxRow(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt,
+                claimToken, claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId,
+                createdAt, traceparent);
+    }
 
     /**
      * The action this row carries, read strictly: a payload that is not a whole action, or

@@ -10,7 +10,7 @@ import java.util.Objects;
  * retry-after; {@code firedAt} and {@code cancelledAt} are set by the final transitions.
  */
 public record Timer(TimerId timerId, Instant fireAt, TimerStatus status, Instant firedAt, Instant cancelledAt,
-                    Instant createdAt, String correlationId) {
+                    Instant createdAt, String correlationId, String traceparent) {
 
     public Timer {
         Objects.requireNonNull(timerId, "timerId");
@@ -18,9 +18,14 @@ public record Timer(TimerId timerId, Instant fireAt, TimerStatus status, Instant
         Objects.requireNonNull(status, "status");
     }
 
-    /** A timer to schedule. */
+    /** A timer to schedule, outside any trace. */
     public static Timer schedule(TimerId timerId, Instant fireAt, String correlationId) {
-        return new Timer(timerId, fireAt, TimerStatus.SCHEDULED, null, null, null, correlationId);
+        return schedule(timerId, fireAt, correlationId, null);
+    }
+
+    /** A timer to schedule, whose firing continues the trace {@code traceparent} names (the send that set it). */
+    public static Timer schedule(TimerId timerId, Instant fireAt, String correlationId, String traceparent) {
+        return new Timer(timerId, fireAt, TimerStatus.SCHEDULED, null, null, null, correlationId, traceparent);
     }
 
     public String loadId() {

@@ -15,7 +15,7 @@ import java.util.List;
 public final class OutboxInsert {
 
     /** How many parameters {@link #bind} adds. */
-    public static final int PARAMETERS = 8;
+    public static final int PARAMETERS = 9;
 
     private OutboxInsert() {
     }
@@ -28,15 +28,16 @@ public final class OutboxInsert {
     public static String sql(String loadsCte, int createdAt, int first) {
         return """
                 INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts,
-                                    available_at, correlation_id, causation_id, created_at)
+                                    available_at, correlation_id, causation_id, traceparent, created_at)
                 SELECT o.outbox_id, o.load_id, o.action_type, o.channel, o.payload::jsonb, 'pending', 0,
-                       o.available_at, o.correlation_id, o.causation_id, $%2$d
+                       o.available_at, o.correlation_id, o.causation_id, o.traceparent, $%2$d
                 FROM unnest($%3$d::text[], $%4$d::text[], $%5$d::text[], $%6$d::text[], $%7$d::text[],
-                            $%8$d::timestamptz[], $%9$d::text[], $%10$d::text[])
-                     AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id)
+                            $%8$d::timestamptz[], $%9$d::text[], $%10$d::text[], $%11$d::text[])
+                     AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id,
+                          traceparent)
                 WHERE o.load_id IN (SELECT load_id FROM %1$s)
                 RETURNING 1""".formatted(loadsCte, createdAt, first, first + 1, first + 2, first + 3, first + 4,
-                first + 5, first + 6, first + 7);
+                first + 5, first + 6, first + 7, first + 8);
     }
 
     /** Adds the {@link #PARAMETERS} arrays of {@code rows} to {@code params}, in the order {@link #sql} reads them. */
@@ -50,6 +51,7 @@ public final class OutboxInsert {
         OffsetDateTime[] available = new OffsetDateTime[m];
         String[] correlations = new String[m];
         String[] causations = new String[m];
+        String[] traces = new String[m];
         for (int j = 0; j < m; j++) {
             OutboxMessage row = rows.get(j);
             loads[j] = row.loadId();
@@ -60,9 +62,10 @@ public final class OutboxInsert {
             available[j] = Pg.at(row.availableAt());
             correlations[j] = row.correlationId();
             causations[j] = row.causationId();
+            traces[j] = row.traceparent();
         }
         return params.addArrayOfString(loads).addArrayOfString(ids).addArrayOfString(types)
                 .addArrayOfString(channels).addArrayOfString(payloads).addArrayOfOffsetDateTime(available)
-                .addArrayOfString(correlations).addArrayOfString(causations);
+                .addArrayOfString(correlations).addArrayOfString(causations).addArrayOfString(traces);
     }
 }

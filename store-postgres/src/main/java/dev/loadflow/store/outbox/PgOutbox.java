@@ -33,7 +33,7 @@ public final class PgOutbox implements Outbox {
     private static final String COLUMNS = """
             outbox_id, load_id, action_type, channel, payload::text AS payload, status, attempts, available_at,
             first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
-            correlation_id, causation_id, created_at""";
+            correlation_id, causation_id, created_at, traceparent""";
 
     /**
      * The due rows are picked in a MATERIALIZED CTE: as a plain {@code IN (SELECT ... LIMIT)}
@@ -276,7 +276,8 @@ public final class PgOutbox implements Outbox {
                     row.getInteger("attempts"), Pg.instant(row, "available_at"), Pg.instant(row, "first_attempt_at"),
                     row.getUUID("claim_token"), Pg.instant(row, "claimed_until"), row.getString("last_failure"),
                     row.getString("receipt"), Pg.instant(row, "dispatched_at"), Pg.instant(row, "dead_at"),
-                    row.getString("correlation_id"), row.getString("causation_id"), Pg.instant(row, "created_at")));
+                    row.getString("correlation_id"), row.getString("causation_id"), Pg.instant(row, "created_at"),
+                    row.getString("traceparent")));
         }
         return result;
     }

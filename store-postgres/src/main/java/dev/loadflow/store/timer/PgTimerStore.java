@@ -28,11 +28,12 @@ import java.util.Set;
 public final class PgTimerStore implements TimerStore {
 
     private static final String COLUMNS =
-            "timer_id, fire_at, status, fired_at, cancelled_at, created_at, correlation_id";
+            "timer_id, fire_at, status, fired_at, cancelled_at, created_at, correlation_id, traceparent";
 
     static final String SCHEDULE = """
-            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id)
-            VALUES ($1, $2, $3, $4, $5, 'scheduled', $6, $7)
+            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id,
+                                traceparent)
+            VALUES ($1, $2, $3, $4, $5, 'scheduled', $6, $7, $8)
             ON CONFLICT (timer_id) DO NOTHING""";
 
     /** A cancel of an unknown timer leaves a tombstone, so its late schedule does nothing. */
@@ -47,10 +48,11 @@ public final class PgTimerStore implements TimerStore {
      * other's keys in opposite orders. Returns the ids created.
      */
     static final String SCHEDULE_ALL = """
-            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id)
-            SELECT t.timer_id, t.load_id, t.ask_id, t.attempt, t.fire_at, 'scheduled', $7, t.correlation_id
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::text[])
-                 AS t(timer_id, load_id, ask_id, attempt, fire_at, correlation_id)
+            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id,
+                                traceparent)
+            SELECT t.timer_id, t.load_id, t.ask_id, t.attempt, t.fire_at, 'scheduled', $7, t.correlation_id, t.traceparent
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::text[], $8::text[])
+                 AS t(timer_id, load_id, ask_id, attempt, fire_at, correlation_id, traceparent)
             ORDER BY t.timer_id
             ON CONFLICT (timer_id) DO NOTHING
             RETURNING timer_id""";
@@ -120,7 +122,7 @@ public final class PgTimerStore implements TimerStore {
         TimerId id = timer.timerId();
         boolean scheduled = Pg.await(pool.preparedQuery(SCHEDULE).execute(Tuple.of(id.toString(), id.loadId(),
                 id.askId().toString(), id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()),
-                timer.correlationId()))).rowCount() == 1;
+                timer.correlationId(), timer.traceparent()))).rowCount() == 1;
         if (scheduled) {
             wakeups.wake(PgNotifications.TIMERS);
         }
@@ -140,7 +142,8 @@ public final class PgTimerStore implements TimerStore {
                 .addArrayOfInteger(batch.stream().map(t -> t.timerId().attempt()).toArray(Integer[]::new))
                 .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
                 .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
-                .addOffsetDateTime(Pg.at(clock.instant()))))
+                .addOffsetDateTime(Pg.at(clock.instant()))
+                .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
                 .forEach(row -> created.add(TimerId.parse(row.getString("timer_id"))));
         if (!created.isEmpty()) {
             wakeups.wake(PgNotifications.TIMERS);
@@ -215,7 +218,8 @@ public final class PgTimerStore implements TimerStore {
         for (Row row : rows) {
             timers.add(new Timer(TimerId.parse(row.getString("timer_id")), Pg.instant(row, "fire_at"),
                     TimerStatus.fromWire(row.getString("status")), Pg.instant(row, "fired_at"),
-                    Pg.instant(row, "cancelled_at"), Pg.instant(row, "created_at"), row.getString("correlation_id")));
+                    Pg.instant(row, "cancelled_at"), Pg.instant(row, "created_at"), row.getString("correlation_id"),
+                    row.getString("traceparent")));
         }
         return timers;
     }

@@ -55,8 +55,9 @@ public final class TimerPump {
         List<Timer> due = timers.due(clock.instant(), batchSize);
         for (Timer timer : due) {
             Instant now = clock.instant();
+            // the firing continues the trace of the send that set the timer
             queue.enqueue(QueueMessage.of(InboundEvent.timerFired(timer.timerId(), timer.fireAt(), now,
-                    timer.correlationId())));
+                    timer.correlationId()).withTraceparent(timer.traceparent())));
             timers.markFired(timer.timerId(), now);
             metrics.fired(Duration.between(timer.fireAt(), now));
         }
