@@ -28,7 +28,7 @@ class NotReadyUntilMigratedTest {
     public static class NoMigrationAtStart implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.flyway.migrate-at-start", "false");
+            return Map.of("loadflow.db.migrate-at-start", "false");
         }
     }
 

@@ -1,0 +1,91 @@
+package dev.loadflow.worker;
+
+import dev.loadflow.service.testing.TestCallers;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * A PostgreSQL of the test's own, which the service is pointed at before it runs: the test
+ * starts it, stops it and starts it again (same port, same data) to play a database outage.
+ */
+public class LateDatabase implements QuarkusTestResourceLifecycleManager {
+
+    private static volatile int port;
+    private static volatile int managementPort;
+    private static volatile Path dataDirectory;
+    private static volatile EmbeddedPostgres server;
+
+    @Override
+    public Map<String, String> start() {
+        port = freePort();
+        managementPort = freePort();
+        try {
+            dataDirectory = Files.createTempDirectory("loadflow-outage");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> config = new HashMap<>(TestCallers.config());
+        config.put("quarkus.management.port", String.valueOf(managementPort));
+        config.put("quarkus.management.test-port", String.valueOf(managementPort));
+        config.put("quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + port + "/postgres");
+        config.put("quarkus.datasource.jdbc.url", "jdbc:postgresql://127.0.0.1:" + port + "/postgres");
+        config.put("quarkus.datasource.username", "postgres");
+        config.put("quarkus.datasource.password", "postgres");
+        config.put("loadflow.db.migrate-at-start", "true");
+        return config;
+    }
+
+    public static int managementPort() {
+        return managementPort;
+    }
+
+    /** Starts the database, on its data of an earlier start if there was one. */
+    public static synchronized void up() {
+        try {
+            server = EmbeddedPostgres.builder().setPort(port).setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(false).setServerConfig("fsync", "off").start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stops the database (a fast shutdown: connections are cut). */
+    public static synchronized void down() {
+        try {
+            server.close();
+            server = null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void stop() {
+        if (server != null) {
+            down();
+        }
+        try (Stream<Path> files = Files.walk(dataDirectory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
