@@ -1,5 +1,6 @@
 package dev.loadflow.worker.consume;
 
+import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueStats;
@@ -29,12 +30,14 @@ public class QueueMetrics {
     private final LoadQueue queue;
     private final HeldLoads held;
     private final Clock clock;
+    private final MetricsFreshness freshness;
     private final AtomicLong depth = new AtomicLong();
     private final AtomicLong oldestAgeMillis = new AtomicLong();
     private final AtomicLong heldLoads = new AtomicLong();
 
-    QueueMetrics(LoadQueue queue, HeldLoads held, Clock clock, MeterRegistry registry) {
+    QueueMetrics(LoadQueue queue, HeldLoads held, Clock clock, MeterRegistry registry, MetricsFreshness freshness) {
         this.queue = queue;
+        this.freshness = freshness;
         this.held = held;
         this.clock = clock;
         Gauge.builder("loadflow.queue.depth", depth, AtomicLong::get)
@@ -58,6 +61,7 @@ public class QueueMetrics {
         }
         try {
             heldLoads.set(held.count());
+            freshness.refreshed();
         } catch (RuntimeException e) {
             LOG.warnf("could not count the held loads: %s", e.getMessage());
         }

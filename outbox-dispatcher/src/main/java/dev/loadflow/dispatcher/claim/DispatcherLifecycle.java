@@ -1,5 +1,6 @@
 package dev.loadflow.dispatcher.claim;
 
+import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.loop.LoopHealth;
@@ -42,9 +43,12 @@ public class DispatcherLifecycle {
     private final Clock clock;
     private final Map<String, AtomicLong> oldestAgeMillis = new ConcurrentHashMap<>();
     private final MeterRegistry registry;
+    private final MetricsFreshness freshness;
 
-    DispatcherLifecycle(DispatchLoop loop, DispatcherConfig config, Outbox outbox, Clock clock, MeterRegistry registry) {
+    DispatcherLifecycle(DispatchLoop loop, DispatcherConfig config, Outbox outbox, Clock clock, MeterRegistry registry,
+                        MetricsFreshness freshness) {
         this.loop = loop;
+        this.freshness = freshness;
         this.config = config;
         this.outbox = outbox;
         this.clock = clock;
@@ -97,6 +101,7 @@ public class DispatcherLifecycle {
                 all = Math.max(all, age);
             }
             gauge("all").set(all);
+            freshness.refreshed();
         } catch (RuntimeException e) {
             LOG.warnf("could not read the outbox's oldest pending rows: %s", e.getMessage());
         }

@@ -1,5 +1,6 @@
 package dev.loadflow.pump.fire;
 
+import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.pump.PumpConfig;
 import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.service.retention.BatchedDelete;
@@ -29,9 +30,12 @@ public class PumpLifecycle {
     private final TimerStore timers;
     private final PumpMetrics metrics;
     private final Clock clock;
+    private final MetricsFreshness freshness;
 
-    PumpLifecycle(TimerPump pump, PumpConfig config, TimerStore timers, PumpMetrics metrics, Clock clock) {
+    PumpLifecycle(TimerPump pump, PumpConfig config, TimerStore timers, PumpMetrics metrics, Clock clock,
+                  MetricsFreshness freshness) {
         this.pump = pump;
+        this.freshness = freshness;
         this.config = config;
         this.timers = timers;
         this.metrics = metrics;
@@ -56,6 +60,7 @@ public class PumpLifecycle {
     void refreshBacklog() {
         try {
             metrics.backlog(timers.dueCount(clock.instant()));
+            freshness.refreshed();
         } catch (RuntimeException e) {
             LOG.warnf("could not count due timers: %s", e.getMessage());
         }
