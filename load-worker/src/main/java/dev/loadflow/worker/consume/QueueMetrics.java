@@ -34,6 +34,7 @@ public class QueueMetrics {
     private final AtomicLong depth = new AtomicLong();
     private final AtomicLong oldestAgeMillis = new AtomicLong();
     private final AtomicLong heldLoads = new AtomicLong();
+    private static final long UNKNOWN = -1;
 
     QueueMetrics(LoadQueue queue, HeldLoads held, Clock clock, MeterRegistry registry, MetricsFreshness freshness) {
         this.queue = queue;
@@ -42,8 +43,10 @@ public class QueueMetrics {
         this.clock = clock;
         Gauge.builder("loadflow.queue.depth", depth, AtomicLong::get)
                 .description("Messages in the load queue (queued and in flight)").strongReference(true).register(registry);
-        TimeGauge.builder("loadflow.queue.oldest.age", oldestAgeMillis, TimeUnit.MILLISECONDS, AtomicLong::get)
-                .description("How long the oldest message of the load queue has waited").strongReference(true).register(registry);
+        TimeGauge.builder("loadflow.queue.oldest.age", oldestAgeMillis, TimeUnit.MILLISECONDS,
+                        v -> v.get() < 0 ? Double.NaN : v.get())
+                .description("How long the oldest message of the load queue has waited (NaN where the queue cannot say: SQS)")
+                .strongReference(true).register(registry);
         Gauge.builder("loadflow.worker.held.loads", heldLoads, AtomicLong::get)
                 .description("Loads held at a message that cannot be processed, waiting for an operator's retry or skip")
                 .strongReference(true).register(registry);
@@ -51,19 +54,27 @@ public class QueueMetrics {
 
     @Scheduled(every = "${loadflow.worker.metrics-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {
+        boolean read = true;
         try {
             QueueStats stats = queue.stats();
             depth.set(stats.depth());
+            // SQS tells how many messages wait, not how long the oldest has: unknown (NaN), not 0
             oldestAgeMillis.set(stats.oldestEnqueuedAt()
-                    .map(oldest -> Math.max(0, Duration.between(oldest, clock.instant()).toMillis())).orElse(0L));
+                    .map(oldest -> Math.max(0, Duration.between(oldest, clock.instant()).toMillis()))
+                    .orElse(stats.depth() > 0 ? UNKNOWN : 0L));
         } catch (RuntimeException e) {
+            read = false;
             LOG.warnf("could not read the load queue's stats: %s", e.getMessage());
         }
         try {
             heldLoads.set(held.count());
-            freshness.refreshed();
         } catch (RuntimeException e) {
+            read = false;
             LOG.warnf("could not count the held loads: %s", e.getMessage());
         }
+        if (read) {
+            freshness.refreshed();
+        }
     }
+
 }

@@ -19,7 +19,7 @@ public class MetricsFreshness {
     private final Clock clock;
     private final AtomicLong refreshedMillis = new AtomicLong();
 
-    MetricsFreshness(MeterRegistry registry, Clock clock) {
+    public MetricsFreshness(MeterRegistry registry, Clock clock) {
         this.clock = clock;
         Gauge.builder("loadflow.metrics.refreshed.timestamp", refreshedMillis, v -> v.get() / 1000.0)
                 .description("When the service last read its gauges from the database (seconds since the epoch)")
