@@ -297,10 +297,18 @@ class ManifestsTest {
 
         Set<String> named = new HashSet<>();
         for (JsonNode panel : dashboard.path("panels")) {
+            assertThat(panel.path("datasource").path("uid").asText()).as(panel.path("title").asText()).isEqualTo("${datasource}");
             for (JsonNode target : panel.path("targets")) {
-                named.addAll(metrics(target.path("expr").asText()));
+                String expr = target.path("expr").asText();
+                named.addAll(metrics(expr));
+                assertThat(expr).as("every query of %s is scoped to the chosen namespace", panel.path("title").asText())
+                        .doesNotContainPattern("\\b(loadflow_[a-z_]+|up|jvm_[a-z_]+|postgresql_[a-z_]+)(\\[|\\)|\\s|$)")
+                        .contains("namespace=\"$namespace\"");
             }
         }
+        assertThat(dashboard.path("templating").path("list").findValuesAsText("name")).contains("datasource", "namespace");
+        assertThat(dashboard.path("panels").findValuesAsText("title")).contains("Replicas up by service",
+                "Ingest requests by status", "Database pool: connections in use and waiting", "JVM heap used");
         assertThat(dashboard.path("panels")).hasSizeGreaterThanOrEqualTo(10);
         assertThat(exported).containsAll(named);
     }
