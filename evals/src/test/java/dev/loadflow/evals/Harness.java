@@ -281,7 +281,9 @@ public final class Harness implements AutoCloseable {
     int dispatchOutbox() {
         int dispatched = 0;
         List<OutboxRow> rows;
-        while (!(rows = outbox.pending(50, clock.instant())).isEmpty()) {
+        Instant claimedAt;
+        while (!(rows = outbox.pending(50, claimedAt = clock.instant())).isEmpty()) {
+            dispatcher.claimed(rows, claimedAt);
             for (OutboxRow row : rows) {
                 try {
                     dispatcher.dispatch(row);

@@ -51,7 +51,7 @@ class TraceScenarioTest extends EvalScenario {
         List<SpanData> spans = h.spans.getFinishedSpanItems().stream().filter(s -> s.getTraceId().equals(trace)).toList();
         assertThat(spans).extracting(SpanData::getName).contains("POST /loads/{loadId}/events",
                 "loadflow.run LocationPing", "loadflow.send send_sms", "loadflow.send set_timer",
-                "loadflow.run ActionOutcome", "loadflow.run TimerFired");
+                "loadflow.run ActionOutcome", "loadflow.run TimerFired", "loadflow.append", "loadflow.claim");
         Map<String, SpanData> byId = spans.stream().collect(Collectors.toMap(SpanData::getSpanId, Function.identity()));
         SpanData secondSms = spans.stream().filter(s -> s.getName().equals("loadflow.send send_sms"))
                 .filter(s -> key(2, "send_sms").equals(s.getAttributes().get(

@@ -15,6 +15,7 @@ import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
 import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.sqlclient.Pool;
@@ -46,6 +47,13 @@ class FaultyPolicyTest {
     @Inject
     Pool pool;
 
+    @Inject
+    MeterRegistry registry;
+
+    private double duplicateKeys() {
+        return registry.get("loadflow.worker.duplicate.action.keys").counter().count();
+    }
+
     @Test
     void aDuplicateActionKeyIsDecidedAgainAsOneHeroTaskKeyedByTheEvent() {
         String load = newLoadId();
@@ -53,6 +61,7 @@ class FaultyPolicyTest {
         DecisionPolicy faulty = (event, state, now) -> new Decision(
                 List.of(new Action.SendSms(fixed, 1, "+15550100", "ETA?")), false, "faulty", List.of());
         LoadRun run = new LoadRun(events, faulty, clock, LoadLock.NONE, 5, metrics);
+        double before = duplicateKeys();
         Instant t = Instant.parse("2026-11-30T07:00:00Z");
 
         RunOutcome first = run.process(new InboundEvent("sms_1", load, t, t, "c-1", null,
@@ -68,6 +77,7 @@ class FaultyPolicyTest {
         assertThat(fallback.eventId()).isEqualTo("sms_2");
         assertThat(fallback.needsHeroTask()).isTrue();
         assertThat(fallback.reason()).startsWith("duplicate action key");
+        assertThat(duplicateKeys() - before).as("the decision bug is counted").isEqualTo(1);
         assertThat(outboxIds(pool, load)).containsExactly(
                 load + "/ask:eta_request:always_the_same/1/send_sms",
                 load + "/evt:sms_2/1/create_hero_task");

@@ -183,6 +183,10 @@ public final class LoadRun {
             appends.add(new EventStore.Append(event.loadId(), List.of(event, decision), state.version(),
                     outboxRows(event, decision, now, Traces.traceparent(spans[i]))));
         }
+        List<Span> appendSpans = new ArrayList<>(appending.size());
+        for (int i : appending) {
+            appendSpans.add(traces.start("loadflow.append", SpanKind.INTERNAL, Traces.traceparent(spans[i])));
+        }
         try {
             Set<String> behind = events.appendAll(appends);
             for (int k = 0; k < appending.size(); k++) {
@@ -205,6 +209,8 @@ public final class LoadRun {
             }
         } catch (BatchAppendRejectedException e) {
             alone.addAll(appending);
+        } finally {
+            appendSpans.forEach(Span::end);
         }
         long took = System.nanoTime() - start;
         for (int i = 0; i < outcomes.length; i++) {
@@ -258,6 +264,7 @@ public final class LoadRun {
             } catch (DuplicateEntryException e) {
                 return new RunOutcome(RunResult.DUPLICATE, version, conflicts, "already processed");
             } catch (DuplicateActionKeyException e) {
+                metrics.duplicateActionKey();
                 LOG.errorf("decision bug: the decision on %s of load %s repeats action keys %s; decided again as one Hero task",
                         event.eventId(), event.loadId(), e.outboxIds());
                 DecisionRecorded fallback = record(event, Decision.heroTaskAfterDuplicateKey(event, e.outboxIds()), now);
@@ -290,8 +297,13 @@ public final class LoadRun {
     }
 
     private long append(InboundEvent event, DecisionRecorded decision, long version, Instant now, String traceparent) {
-        return events.append(event.loadId(), List.of(event, decision), version,
-                outboxRows(event, decision, now, traceparent));
+        Span span = traces.start("loadflow.append", SpanKind.INTERNAL, traceparent);
+        try {
+            return events.append(event.loadId(), List.of(event, decision), version,
+                    outboxRows(event, decision, now, traceparent));
+        } finally {
+            span.end();
+        }
     }
 
     /** The decision's rows; each one's send continues the trace of the run that decided it. */

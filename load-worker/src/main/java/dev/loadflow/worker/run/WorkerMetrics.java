@@ -21,6 +21,7 @@ public final class WorkerMetrics {
     private final Counter conflicts;
     private final Counter parked;
     private final Counter held;
+    private final Counter duplicateActionKeys;
     private final DistributionSummary batches;
 
     public WorkerMetrics(MeterRegistry registry) {
@@ -41,6 +42,9 @@ public final class WorkerMetrics {
         held = Counter.builder("loadflow.worker.held")
                 .description("Loads held at a poison head message (their later messages wait for an operator)")
                 .register(registry);
+        duplicateActionKeys = Counter.builder("loadflow.worker.duplicate.action.keys")
+                .description("Decisions that repeated an action key (a decision bug; each decided again as one Hero task)")
+                .register(registry);
         batches = DistributionSummary.builder("loadflow.worker.batch.size")
                 .description("Messages run together from one receive (one log read and one append for them all)")
                 .register(registry);
@@ -56,6 +60,10 @@ public final class WorkerMetrics {
 
     public void parked() {
         parked.increment();
+    }
+
+    void duplicateActionKey() {
+        duplicateActionKeys.increment();
     }
 
     public void held() {

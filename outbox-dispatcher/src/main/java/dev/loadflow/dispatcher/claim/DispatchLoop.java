@@ -75,12 +75,14 @@ public final class DispatchLoop {
             permits++;
         }
         List<OutboxRow> rows;
+        java.time.Instant claimedAt = clock.instant();
         try {
-            rows = outbox.pending(permits, clock.instant());
+            rows = outbox.pending(permits, claimedAt);
         } catch (RuntimeException e) {
             senders.release(permits);
             throw e;
         }
+        dispatcher.claimed(rows, claimedAt);
         if (rows.size() < permits) {
             senders.release(permits - rows.size());
         } else if (rows.size() > permits) {

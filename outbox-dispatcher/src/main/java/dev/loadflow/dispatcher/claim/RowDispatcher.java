@@ -1,5 +1,7 @@
 package dev.loadflow.dispatcher.claim;
 
+import java.time.Instant;
+import java.util.List;
 import dev.loadflow.service.trace.LogContext;
 import dev.loadflow.service.trace.Traces;
 import io.opentelemetry.api.common.AttributeKey;
@@ -98,6 +100,17 @@ public final class RowDispatcher {
         switch (delivery.deliver(row, action)) {
             case Delivery.Sent sent -> finisher.finish(row, sent.result());
             case Delivery.CircuitOpen open -> finisher.defer(row, clock.instant().plus(open.openFor()));
+        }
+    }
+
+    /** A {@code loadflow.claim} span per row, in the row's trace, from the claim's start until now. */
+    public void claimed(List<OutboxRow> rows, Instant claimStartedAt) {
+        Instant now = clock.instant();
+        for (OutboxRow row : rows) {
+            Span span = traces.start("loadflow.claim", SpanKind.INTERNAL, row.traceparent(), claimStartedAt);
+            span.setAttribute(OUTBOX_ID, row.outboxId());
+            span.setAttribute(ATTEMPT, row.attempts());
+            span.end(now);
         }
     }
 
