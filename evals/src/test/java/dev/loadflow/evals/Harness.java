@@ -1,5 +1,9 @@
 package dev.loadflow.evals;
 
+import dev.loadflow.store.audit.PgAdminAudit;
+import dev.loadflow.store.queue.SqsFifoLoadQueue;
+import dev.loadflow.testing.ElasticMq;
+import java.util.UUID;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.queue.QueueMessage;
@@ -112,6 +116,15 @@ public final class Harness implements AutoCloseable {
     /** Makes the load queue a harness runs on, from its pool and clock. */
     interface QueueFactory {
         LoadQueue create(Pool pool, FakeClock clock);
+    }
+
+    /** SQS FIFO on {@code sqs}: a fresh queue and dead-letter queue for each harness. */
+    static QueueFactory sqsQueue(ElasticMq sqs) {
+        return (pool, clock) -> {
+            String suffix = UUID.randomUUID().toString().substring(0, 8);
+            return new SqsFifoLoadQueue(sqs.client(), sqs.createFifoQueue("loads-" + suffix),
+                    sqs.createFifoQueue("loads-dead-" + suffix), Duration.ofSeconds(30), clock, new PgAdminAudit(pool));
+        };
     }
 
     /** The default: the PostgreSQL queue in the harness's database. */

@@ -1,15 +1,12 @@
 package dev.loadflow.evals;
 
 import dev.loadflow.model.event.Risk;
-import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import dev.loadflow.store.timer.TimerStatus;
-import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.testing.ElasticMq;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,10 +22,7 @@ class SqsQueueScenarioTest extends EvalScenario {
 
     @Override
     Harness.QueueFactory queues() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        return (pool, clock) -> new SqsFifoLoadQueue(SQS.client(), SQS.createFifoQueue("loads-" + suffix),
-                SQS.createFifoQueue("loads-dead-" + suffix),
-                Duration.ofSeconds(30), clock, new PgAdminAudit(pool));
+        return Harness.sqsQueue(SQS);
     }
 
     @Test
