@@ -1,12 +1,12 @@
 package dev.loadflow.evals;
 
-import dev.loadflow.dispatcher.claim.DispatchLoop;
 import dev.loadflow.dispatcher.DispatcherMetrics;
+import dev.loadflow.dispatcher.claim.DispatchLoop;
+import dev.loadflow.dispatcher.claim.RowDispatcher;
 import dev.loadflow.dispatcher.deliver.Delivery;
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
 import dev.loadflow.dispatcher.finish.Finisher;
 import dev.loadflow.dispatcher.finish.RetryPolicy;
-import dev.loadflow.dispatcher.claim.RowDispatcher;
-import dev.loadflow.dispatcher.fanout.StageWebhooks;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
@@ -20,9 +20,9 @@ import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
-import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
@@ -34,8 +34,8 @@ import dev.loadflow.worker.run.WorkerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
 
 import java.io.IOException;
 import java.time.Clock;

@@ -1,8 +1,8 @@
 package dev.loadflow.worker;
 
 import dev.loadflow.service.testing.PostgresTestResource;
-import io.quarkus.test.common.WithTestResource;
 import dev.loadflow.testing.TestDatabase;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.Test;

@@ -15,11 +15,11 @@ import java.util.Map;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.notNullValue;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * With on-poison=skip, poison is parked: operators see the parked messages and re-drive them,

@@ -1,6 +1,5 @@
 package dev.loadflow.dispatcher;
 
-import dev.loadflow.service.trace.Traces;
 import dev.loadflow.dispatcher.claim.DispatchLoop;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
 import dev.loadflow.dispatcher.deliver.Delivery;
@@ -9,10 +8,11 @@ import dev.loadflow.dispatcher.finish.Finisher;
 import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
-import dev.loadflow.model.action.Channel;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.RestClientTransport;
+import dev.loadflow.model.action.Channel;
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;

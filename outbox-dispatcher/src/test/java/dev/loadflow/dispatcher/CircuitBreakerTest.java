@@ -16,13 +16,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 
-import static dev.loadflow.service.testing.Management.management;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.matching;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static dev.loadflow.dispatcher.Staging.count;
+import static dev.loadflow.service.testing.Management.management;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

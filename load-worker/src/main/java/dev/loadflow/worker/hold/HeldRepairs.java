@@ -9,7 +9,6 @@ import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 
 import java.time.Clock;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -61,10 +60,11 @@ public final class HeldRepairs {
 
     /** Logs a {@code MessageSkipped} in the held head's place, so the load goes on without it. */
     public Result skip(String loadId, String reason, AuditRecord audit) {
-        HeldLoad hold = held.among(List.of(loadId)).get(loadId);
-        if (hold == null) {
+        Optional<HeldLoad> current = held.of(loadId);
+        if (current.isEmpty()) {
             return new NotHeld(loadId);
         }
+        HeldLoad hold = current.get();
         if (hold.state() == HeldLoad.State.SKIPPED) {
             return new BeingSkipped(hold);
         }
@@ -86,8 +86,7 @@ public final class HeldRepairs {
     }
 
     private Result unchanged(String loadId) {
-        HeldLoad now = held.among(List.of(loadId)).get(loadId);
-        return now == null ? new NotHeld(loadId) : new BeingSkipped(now);
+        return held.of(loadId).<Result>map(BeingSkipped::new).orElseGet(() -> new NotHeld(loadId));
     }
 
     private void wake(HeldLoad hold) {

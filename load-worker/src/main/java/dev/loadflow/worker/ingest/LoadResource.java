@@ -1,12 +1,12 @@
 package dev.loadflow.worker.ingest;
 
 import dev.loadflow.model.event.InboundEvent;
-import dev.loadflow.service.trace.Traces;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Roles;
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;

@@ -10,6 +10,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,7 +76,7 @@ public final class DispatchLoop {
             permits++;
         }
         List<OutboxRow> rows;
-        java.time.Instant claimedAt = clock.instant();
+        Instant claimedAt = clock.instant();
         try {
             rows = outbox.pending(permits, claimedAt);
         } catch (RuntimeException e) {

@@ -1,9 +1,9 @@
 package dev.loadflow.dispatcher.claim;
 
-import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.loop.LoopHealth;
+import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.outbox.Outbox;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,25 +1,25 @@
 package dev.loadflow.dispatcher.claim;
 
-import java.time.Instant;
-import java.util.List;
-import dev.loadflow.service.trace.LogContext;
-import dev.loadflow.service.trace.Traces;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.context.Scope;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.deliver.Delivery;
 import dev.loadflow.dispatcher.finish.Finisher;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.InvalidJsonException;
+import dev.loadflow.service.trace.LogContext;
+import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 
 /**
  * One claimed row, end to end (ADR 0003): re-check the claim, read its action, carry it out

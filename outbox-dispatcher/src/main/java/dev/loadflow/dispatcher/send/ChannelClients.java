@@ -1,9 +1,9 @@
 package dev.loadflow.dispatcher.send;
 
-import dev.loadflow.service.trace.Traces;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.trace.Traces;
 
 import java.net.URI;
 import java.time.Clock;

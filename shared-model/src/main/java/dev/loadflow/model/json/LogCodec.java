@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.action.Action;
-import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.event.MessageSkipped;
 

@@ -1,11 +1,11 @@
 package dev.loadflow.model.projection;
 
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
-import dev.loadflow.model.event.OutcomeStatus;
-import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.MessageSkipped;
+import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import org.pcollections.HashTreePSet;

@@ -25,6 +25,11 @@ public interface HeldLoads {
     /** The holds of those of {@code loadIds} that are held, by load id. */
     Map<String, HeldLoad> among(Collection<String> loadIds);
 
+    /** The hold of {@code loadId}, if it is held. */
+    default Optional<HeldLoad> of(String loadId) {
+        return Optional.ofNullable(among(List.of(loadId)).get(loadId));
+    }
+
     /** How many loads are held (not counting those being skipped). */
     int count();
 

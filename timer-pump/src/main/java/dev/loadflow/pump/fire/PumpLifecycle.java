@@ -1,8 +1,8 @@
 package dev.loadflow.pump.fire;
 
-import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.pump.PumpConfig;
 import dev.loadflow.service.loop.LoopHealth;
+import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.runtime.ShutdownEvent;
