@@ -45,7 +45,7 @@ public class QueueMetrics {
                 .description("Messages in the load queue (queued and in flight)").strongReference(true).register(registry);
         TimeGauge.builder("loadflow.queue.oldest.age", oldestAgeMillis, TimeUnit.MILLISECONDS,
                         v -> v.get() < 0 ? Double.NaN : v.get())
-                .description("How long the oldest message of the load queue has waited (NaN where the queue cannot say: SQS)")
+                .description("How long the oldest message of the load queue has waited (NaN while the queue cannot say: SQS ages it from the messages it hands out)")
                 .strongReference(true).register(registry);
         Gauge.builder("loadflow.worker.held.loads", heldLoads, AtomicLong::get)
                 .description("Loads held at a message that cannot be processed, waiting for an operator's retry or skip")
@@ -58,7 +58,7 @@ public class QueueMetrics {
         try {
             QueueStats stats = queue.stats();
             depth.set(stats.depth());
-            // SQS tells how many messages wait, not how long the oldest has: unknown (NaN), not 0
+            // SQS ages its oldest message only from what it hands out: until then unknown (NaN), not 0
             oldestAgeMillis.set(stats.oldestEnqueuedAt()
                     .map(oldest -> Math.max(0, Duration.between(oldest, clock.instant()).toMillis()))
                     .orElse(stats.depth() > 0 ? UNKNOWN : 0L));

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The queue gauges say what they know: an age SQS cannot tell is NaN, not 0, and a failed read leaves them stale and says so. */
+/** The queue gauges say what they know: an age the queue cannot tell (SQS, before it hands a message out) is NaN, not 0, and a failed read leaves them stale and says so. */
 class QueueMetricsTest {
 
     private final FakeClock clock = FakeClock.at("2026-11-30T07:00:00Z");
@@ -56,7 +56,7 @@ class QueueMetricsTest {
 
         stats.set(new QueueStats(3, Optional.empty()));
         metrics.refresh();
-        assertThat(age()).as("SQS: messages wait, their age unknown").isNaN();
+        assertThat(age()).as("SQS before a receive: messages wait, their age unknown").isNaN();
 
         stats.set(new QueueStats(0, Optional.empty()));
         metrics.refresh();

@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 /**
  * {@link LoadQueue} on an SQS FIFO queue: message group id = load id (SQS keeps one group's
@@ -36,8 +38,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Differences from the PostgreSQL queue, stated as capabilities: {@link #enqueue} cannot
  * tell a duplicate (SQS accepts and drops it silently), visibility follows SQS's clock in whole
- * seconds, and {@link #stats} has no age of the oldest message (CloudWatch's
- * {@code ApproximateAgeOfOldestMessage} has it).
+ * seconds, and {@link #stats} ages the oldest message from what the queue hands out (SQS's
+ * API has no such attribute; CloudWatch's {@code ApproximateAgeOfOldestMessage} has it): the
+ * oldest message this instance has in flight, or the longest a message waited before this
+ * instance received it in the last {@link #WAIT_WINDOW}.
  */
 public final class SqsFifoLoadQueue implements LoadQueue {
 
@@ -49,6 +53,8 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     private static final int MAX_DEDUPLICATION_ID = 128;
     private static final Duration MAX_LONG_POLL = Duration.ofSeconds(20);
     private static final int MAX_BATCH = 10;
+    /** How long a received message's wait stands for the queue's age when nothing older is in flight. */
+    static final Duration WAIT_WINDOW = Duration.ofMinutes(1);
 
     private final SqsClient sqs;
     private final AdminAudit audits;
@@ -58,6 +64,11 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     private final Clock clock;
     /** Messages this instance handed out and has not settled: park needs their bodies. */
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
+    /** The longest a message waited in the queue before this instance received it, within {@link #WAIT_WINDOW}. */
+    private final AtomicReference<Wait> longestWait = new AtomicReference<>();
+
+    private record Wait(Instant receivedAt, Duration waited) {
+    }
 
     /** @param audits where re-drives are recorded (SQS has no transaction to write them in) */
     public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
@@ -140,6 +151,7 @@ public final class SqsFifoLoadQueue implements LoadQueue {
             inFlight.values().removeIf(old -> old.loadId().equals(loadId) && old.messageId().equals(message.messageId()));
             inFlight.put(m.receiptHandle(), message);
             received.add(message);
+            observeWait(message.enqueuedAt());
         }
         return received;
     }
@@ -261,7 +273,25 @@ public final class SqsFifoLoadQueue implements LoadQueue {
                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)).attributes();
         long depth = attributes.values().stream().mapToLong(Long::parseLong).sum();
-        return new QueueStats(depth, Optional.empty());
+        if (depth == 0) {
+            return new QueueStats(0, Optional.empty());
+        }
+        Instant now = clock.instant();
+        Optional<Instant> oldestInFlight = inFlight.values().stream().map(ReceivedMessage::enqueuedAt).min(Instant::compareTo);
+        Optional<Instant> longestWaited = Optional.ofNullable(longestWait.get())
+                .filter(wait -> !wait.receivedAt().isBefore(now.minus(WAIT_WINDOW)))
+                .map(wait -> now.minus(wait.waited()));
+        return new QueueStats(depth, Stream.of(oldestInFlight, longestWaited).flatMap(Optional::stream).min(Instant::compareTo));
+    }
+
+    /** Keeps the longest wait of the window; a wait older than the window gives way to any newer one. */
+    private void observeWait(Instant enqueuedAt) {
+        Instant now = clock.instant();
+        Duration waited = Duration.between(enqueuedAt, now);
+        Wait observed = new Wait(now, waited.isNegative() ? Duration.ZERO : waited);
+        longestWait.accumulateAndGet(observed, (kept, latest) -> kept == null
+                || kept.receivedAt().isBefore(now.minus(WAIT_WINDOW))
+                || latest.waited().compareTo(kept.waited()) >= 0 ? latest : kept);
     }
 
     private boolean changeVisibility(String receiptHandle, Duration visibility) {

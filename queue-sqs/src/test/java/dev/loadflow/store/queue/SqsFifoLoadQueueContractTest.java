@@ -3,11 +3,16 @@ package dev.loadflow.store.queue;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.testing.ElasticMq;
 import dev.loadflow.testing.MemoryAdminAudit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
+
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The same {@link LoadQueueContract} on SQS FIFO, against ElasticMQ (an SQS-compatible server
@@ -62,5 +67,30 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
     @Override
     protected boolean reportsOldestMessageAge() {
         return false;
+    }
+
+    @Test
+    void statsAgeTheQueueFromWhatItHandsOut() {
+        LoadQueue queue = loadQueue(clock, visibility());
+        String load = newLoadId();
+        queue.enqueue(new QueueMessage(load, "a", "{}"));
+        queue.enqueue(new QueueMessage(load, "b", "{}"));
+        assertThat(queue.stats().oldestEnqueuedAt()).as("nothing received yet: the queue cannot say").isEmpty();
+
+        clock.advance(Duration.ofSeconds(40));
+        ReceivedMessage a = queue.receive(1, Duration.ofSeconds(1)).getFirst();
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(queue.stats().oldestEnqueuedAt()).as("in flight since T0").contains(T0);
+
+        queue.ack(a.receiptHandle());
+        assertThat(queue.stats().oldestEnqueuedAt()).as("b waits; a had waited 40 s when received")
+                .contains(T0.plusSeconds(45).minusSeconds(40));
+
+        clock.advance(SqsFifoLoadQueue.WAIT_WINDOW);
+        assertThat(queue.stats().oldestEnqueuedAt()).as("that wait is past the window").isEmpty();
+
+        ReceivedMessage b = queue.receive(1, Duration.ofSeconds(1)).getFirst();
+        queue.ack(b.receiptHandle());
+        assertThat(queue.stats()).isEqualTo(new QueueStats(0, Optional.empty()));
     }
 }
