@@ -7,6 +7,7 @@ import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.model.projection.OpenAsk;
+import dev.loadflow.service.security.PhoneMask;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.time.Instant;

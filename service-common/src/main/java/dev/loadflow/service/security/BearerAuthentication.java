@@ -11,11 +11,13 @@ import io.quarkus.vertx.http.runtime.security.ChallengeData;
 import io.quarkus.vertx.http.runtime.security.HttpAuthenticationMechanism;
 import io.quarkus.vertx.http.runtime.security.HttpCredentialTransport;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.Cookie;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.util.Optional;
 import java.util.Set;
@@ -25,7 +27,8 @@ import java.util.Set;
  * ({@link StaticTokens}: a source's ingest token, or the break-glass token) becomes its
  * caller at once; anything else is a person's JWT, verified by smallrye-jwt (RS256,
  * {@code mp.jwt.verify.publickey.location}, {@code mp.jwt.verify.issuer}; {@code groups} are
- * the roles, the subject is the principal).
+ * the roles, the subject is the principal). Where {@code loadflow.auth.cookie} names a cookie
+ * (the console's session), the token may come in it instead of the header.
  */
 @Alternative
 @Priority(1)
@@ -36,25 +39,34 @@ public class BearerAuthentication implements HttpAuthenticationMechanism {
 
     private final JWTAuthMechanism jwt;
     private final StaticTokens tokens;
+    private final Optional<String> cookie;
 
-    BearerAuthentication(JWTAuthMechanism jwt, StaticTokens tokens) {
+    BearerAuthentication(JWTAuthMechanism jwt, StaticTokens tokens,
+                         @ConfigProperty(name = "loadflow.auth.cookie") Optional<String> cookie) {
         this.jwt = jwt;
         this.tokens = tokens;
+        this.cookie = cookie;
+    }
+
+    /** The caller's token: the {@code Authorization: Bearer} header's, else the session cookie's where there is one. */
+    public static Optional<String> token(RoutingContext context, Optional<String> cookieName) {
+        String header = context.request().headers().get(HttpHeaders.AUTHORIZATION);
+        if (header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            return Optional.of(header.substring(BEARER.length()).trim());
+        }
+        return cookieName.map(name -> context.request().getCookie(name)).map(Cookie::getValue).filter(v -> !v.isBlank());
     }
 
     @Override
     public Uni<SecurityIdentity> authenticate(RoutingContext context, IdentityProviderManager identities) {
-        String header = context.request().headers().get(HttpHeaders.AUTHORIZATION);
-        if (header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            String token = header.substring(BEARER.length()).trim();
-            Optional<StaticTokens.Caller> caller = tokens.match(token);
-            if (caller.isPresent()) {
-                return Uni.createFrom().item(QuarkusSecurityIdentity.builder()
-                        .setPrincipal(new QuarkusPrincipal(caller.get().name()))
-                        .addRoles(caller.get().roles())
-                        .addCredential(new TokenCredential(token, "bearer"))
-                        .build());
-            }
+        Optional<String> token = token(context, cookie);
+        Optional<StaticTokens.Caller> caller = token.flatMap(tokens::match);
+        if (caller.isPresent()) {
+            return Uni.createFrom().item(QuarkusSecurityIdentity.builder()
+                    .setPrincipal(new QuarkusPrincipal(caller.get().name()))
+                    .addRoles(caller.get().roles())
+                    .addCredential(new TokenCredential(token.get(), "bearer"))
+                    .build());
         }
         return jwt.authenticate(context, identities);
     }

@@ -74,6 +74,9 @@ public interface Outbox {
 
     Optional<OutboxRow> find(String outboxId);
 
+    /** Every row of {@code loadId}, oldest first, whatever its status (dispatched rows until they are pruned). */
+    List<OutboxRow> forLoad(String loadId);
+
     /** The row's failed attempts, oldest first. */
     List<OutboxFailure> failures(String outboxId);
 

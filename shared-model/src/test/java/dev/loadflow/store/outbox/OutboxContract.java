@@ -102,6 +102,23 @@ public abstract class OutboxContract {
     }
 
     @Test
+    final void forLoadListsEveryRowOfTheLoadWhateverItsStatusAndNoOtherLoadsRows() {
+        String sms = stageAsk(T0);
+        String load = sms.substring(0, sms.indexOf('/'));
+        stageAsk(T0);
+        OutboxRow claimed = claimOnly(sms);
+        outbox.markDispatched(sms, claimed.claimToken(), "msg-1");
+
+        List<OutboxRow> rows = outbox.forLoad(load);
+
+        assertThat(rows).extracting(OutboxRow::loadId).containsOnly(load);
+        assertThat(rows).extracting(OutboxRow::actionType).containsExactlyInAnyOrder("send_sms", "set_timer");
+        assertThat(rows).filteredOn(r -> r.outboxId().equals(sms)).singleElement()
+                .satisfies(r -> assertThat(r.receipt()).isEqualTo("msg-1"));
+        assertThat(outbox.forLoad("no-such-load")).isEmpty();
+    }
+
+    @Test
     final void rowsNotYetAvailableAreNotClaimed() {
         stageAsk(T0.plusSeconds(10));
 

@@ -98,6 +98,8 @@ public final class PgOutbox implements Outbox {
 
     static final String FIND = "SELECT " + COLUMNS + " FROM outbox WHERE outbox_id = $1";
 
+    static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM outbox WHERE load_id = $1 ORDER BY created_at, outbox_id";
+
     static final String FAILURES = """
             SELECT outbox_id, attempt, failed_at, failure, parked FROM outbox_failure
             WHERE outbox_id = $1 ORDER BY failed_at, attempt""";
@@ -221,6 +223,11 @@ public final class PgOutbox implements Outbox {
     @Override
     public Optional<OutboxRow> find(String outboxId) {
         return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(outboxId)))).stream().findFirst();
+    }
+
+    @Override
+    public List<OutboxRow> forLoad(String loadId) {
+        return map(Pg.await(pool.preparedQuery(FOR_LOAD).execute(Tuple.of(loadId))));
     }
 
     @Override

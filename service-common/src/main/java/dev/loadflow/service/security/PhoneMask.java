@@ -1,4 +1,4 @@
-package dev.loadflow.worker.ingest;
+package dev.loadflow.service.security;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Masks E.164 phone numbers for callers who may read a load but not reach its driver. */
-final class PhoneMask {
+public final class PhoneMask {
 
     private static final Pattern PHONE = Pattern.compile("\\+[1-9][0-9]{5,14}");
 
@@ -17,7 +17,7 @@ final class PhoneMask {
     }
 
     /** {@code text} with each phone number in it masked: {@code +15550100} → {@code +1555***0100}. */
-    static String mask(String text) {
+    public static String mask(String text) {
         if (text == null) {
             return null;
         }
@@ -34,7 +34,7 @@ final class PhoneMask {
     }
 
     /** A copy of {@code node} with every string in it masked. */
-    static JsonNode mask(JsonNode node) {
+    public static JsonNode mask(JsonNode node) {
         return switch (node) {
             case ObjectNode object -> {
                 ObjectNode copy = object.objectNode();

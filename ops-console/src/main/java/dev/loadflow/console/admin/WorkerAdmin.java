@@ -1,0 +1,29 @@
+package dev.loadflow.console.admin;
+
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+
+import java.util.Map;
+
+/** The load-worker's admin API for held loads, called with the console user's own credential. */
+@RegisterRestClient(configKey = "worker-admin")
+@Path("/admin/loads")
+public interface WorkerAdmin {
+
+    @POST
+    @Path("/{loadId}/retry")
+    Response retry(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId);
+
+    @POST
+    @Path("/{loadId}/skip")
+    @Consumes(MediaType.APPLICATION_JSON)
+    Response skip(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId,
+                  Map<String, String> reason);
+}

@@ -1,0 +1,145 @@
+package dev.loadflow.console.story;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.loadflow.console.ConsoleConfig;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.LogEntry;
+import dev.loadflow.model.event.MessageSkipped;
+import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.model.json.LogCodec;
+import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.log.RecordedEntry;
+import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.service.security.PhoneMask;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.queue.HeldLoads;
+import dev.loadflow.store.timer.Timer;
+import dev.loadflow.store.timer.TimerStore;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+
+/** Reads a load's story from the log, the outbox and the timers (the console's read-only role). */
+@ApplicationScoped
+public class LoadStories {
+
+    private final EventStore events;
+    private final Outbox outbox;
+    private final TimerStore timers;
+    private final HeldLoads held;
+    private final ConsoleConfig config;
+
+    LoadStories(EventStore events, Outbox outbox, TimerStore timers, HeldLoads held, ConsoleConfig config) {
+        this.events = events;
+        this.outbox = outbox;
+        this.timers = timers;
+        this.held = held;
+        this.config = config;
+    }
+
+    /** The story of {@code loadId}; {@link LoadStory#found()} is false for a load nothing is known of. */
+    public LoadStory of(String loadId, boolean masked) {
+        UnaryOperator<String> mask = masked ? PhoneMask::mask : UnaryOperator.identity();
+        LoadLog log = events.read(loadId);
+        Map<String, List<LoadStory.Row>> rowsByEvent = new LinkedHashMap<>();
+        for (OutboxRow row : outbox.forLoad(loadId)) {
+            rowsByEvent.computeIfAbsent(Objects.requireNonNullElse(row.causationId(), ""), k -> new ArrayList<>())
+                    .add(row(row, mask));
+        }
+        List<LoadStory.Entry> entries = new ArrayList<>();
+        for (RecordedEntry recorded : log.entries()) {
+            List<LoadStory.Row> rows = recorded.entry() instanceof DecisionRecorded decision
+                    ? rowsByEvent.getOrDefault(decision.eventId(), List.of()) : List.of();
+            if (recorded.entry() instanceof DecisionRecorded decision) {
+                rowsByEvent.remove(decision.eventId());
+            }
+            entries.add(entry(recorded, rows, mask));
+        }
+        List<LoadStory.Row> otherRows = rowsByEvent.values().stream().flatMap(List::stream).toList();
+        List<LoadStory.TimerLine> timerLines = timers.forLoad(loadId).stream().map(this::timer).toList();
+        LoadState state = log.entries().isEmpty() ? null : LoadState.project(log);
+        return new LoadStory(loadId, log.version(), state == null ? null : state.stage(),
+                state == null ? null : mask.apply(state.driverPhone()), entries, otherRows, timerLines,
+                held.of(loadId).map(h -> new LoadStory.Hold(h.messageId(), h.messageType(), mask.apply(h.reason()),
+                        text(h.since()), h.state().wire())).orElse(null));
+    }
+
+    private LoadStory.Entry entry(RecordedEntry recorded, List<LoadStory.Row> rows, UnaryOperator<String> mask) {
+        LogEntry entry = recorded.entry();
+        JsonNode body = JsonReader.parse(LogCodec.encode(entry)).node();
+        String summary;
+        String detail;
+        LoadStory.TraceLink trace = LoadStory.TraceLink.NONE;
+        switch (entry) {
+            case InboundEvent event -> {
+                summary = fields(body.path("payload"));
+                detail = "occurred " + text(event.occurredAt()) + (event.source() == null ? "" : ", from " + event.source());
+                trace = trace(event.traceparent());
+            }
+            case DecisionRecorded decision -> {
+                summary = (decision.filtered() ? "filtered: " : "") + decision.reason();
+                detail = "decided by " + body.path("decidedBy").asText("sop")
+                        + (decision.actions().isEmpty() ? ", no actions"
+                        : ", actions: " + decision.actions().stream().map(a -> a.type().wire()).collect(Collectors.joining(", ")))
+                        + (decision.closedAsks().isEmpty() ? "" : "; closes " + String.join(", ", decision.closedAsks()));
+            }
+            case MessageSkipped skipped -> {
+                summary = "skipped " + skipped.messageId() + " (" + skipped.messageType() + ") by " + skipped.principal()
+                        + ": " + skipped.reason();
+                detail = "in place of the message, which was never run";
+            }
+            default -> {
+                summary = entry.typeName();
+                detail = "";
+            }
+        }
+        return new LoadStory.Entry(recorded.seq(), text(recorded.recordedAt()), entry.kind(), entry.typeName(),
+                entry.entryId(), mask.apply(summary), mask.apply(detail), mask.apply(body.toPrettyString()), trace, rows);
+    }
+
+    private LoadStory.Row row(OutboxRow row, UnaryOperator<String> mask) {
+        List<LoadStory.Failure> failures = row.attempts() > 1 || row.lastFailure() != null || row.deadAt() != null
+                ? outbox.failures(row.outboxId()).stream().map(f -> new LoadStory.Failure(f.attempt(), text(f.failedAt()),
+                mask.apply(f.failure()), f.parked())).toList()
+                : List.of();
+        return new LoadStory.Row(row.outboxId(), row.actionType(), row.channel().wire(), row.status().name().toLowerCase(),
+                row.attempts(), row.receipt(), mask.apply(row.lastFailure()), text(row.createdAt()), text(row.dispatchedAt()),
+                text(row.deadAt()), mask.apply(row.payload()), failures, trace(row.traceparent()));
+    }
+
+    private LoadStory.TimerLine timer(Timer timer) {
+        return new LoadStory.TimerLine(timer.timerId().toString(), timer.status().name().toLowerCase(), text(timer.fireAt()),
+                text(timer.firedAt()), text(timer.cancelledAt()), trace(timer.traceparent()));
+    }
+
+    /** The trace of a W3C {@code traceparent} ({@code 00-<trace id>-<span id>-<flags>}), linked where a viewer is configured. */
+    LoadStory.TraceLink trace(String traceparent) {
+        if (traceparent == null || traceparent.length() < 35) {
+            return LoadStory.TraceLink.NONE;
+        }
+        String traceId = traceparent.substring(3, 35);
+        return new LoadStory.TraceLink(traceId, config.traceUrl().map(url -> url.replace("{traceId}", traceId)).orElse(null));
+    }
+
+    /** {@code key: value} pairs of a payload, in their order. */
+    private static String fields(JsonNode payload) {
+        List<String> pairs = new ArrayList<>();
+        payload.properties().forEach(field -> pairs.add(field.getKey() + ": "
+                + (field.getValue().isValueNode() ? field.getValue().asText() : field.getValue().toString())));
+        return String.join(", ", pairs);
+    }
+
+    private static String text(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+}

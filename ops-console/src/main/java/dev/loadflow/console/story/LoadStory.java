@@ -1,0 +1,52 @@
+package dev.loadflow.console.story;
+
+import java.util.List;
+
+/**
+ * One load's whole story as the load page shows it: the log in order, each decision with the
+ * outbox rows it made (their attempts, failures and receipts), the timers, and the hold when
+ * the load is held (null when it is not). Phone numbers are masked for a caller who may only read.
+ */
+public record LoadStory(String loadId, long version, String stage, String driverPhone, List<Entry> entries,
+                        List<Row> otherRows, List<TimerLine> timers, Hold hold) {
+
+    /** A log entry: an inbound event, a decision or a skipped message. */
+    public record Entry(long seq, String recordedAt, String kind, String type, String entryId, String summary,
+                        String detail, String body, TraceLink trace, List<Row> rows) {
+
+        public boolean decision() {
+            return "decision".equals(kind);
+        }
+    }
+
+    /** An outbox row with its failed attempts. */
+    public record Row(String outboxId, String actionType, String channel, String status, int attempts,
+                      String receipt, String lastFailure, String createdAt, String dispatchedAt, String deadAt,
+                      String payload, List<Failure> failures, TraceLink trace) {
+    }
+
+    public record Failure(int attempt, String failedAt, String failure, boolean parked) {
+    }
+
+    public record TimerLine(String timerId, String status, String fireAt, String firedAt, String cancelledAt,
+                            TraceLink trace) {
+    }
+
+    /** Why the load is held and at which message. */
+    public record Hold(String messageId, String messageType, String reason, String since, String state) {
+    }
+
+    /** A trace id, and where a trace viewer shows it (null where none is configured). */
+    public record TraceLink(String traceId, String url) {
+
+        public static final TraceLink NONE = new TraceLink(null, null);
+
+        public boolean present() {
+            return traceId != null;
+        }
+    }
+
+    public boolean found() {
+        return version > 0 || !otherRows.isEmpty() || !timers.isEmpty() || hold != null;
+    }
+}

@@ -1,0 +1,139 @@
+package dev.loadflow.console.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.loadflow.console.admin.DispatcherAdmin;
+import dev.loadflow.console.admin.WorkerAdmin;
+import dev.loadflow.model.id.InboundIds;
+import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.security.Roles;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The console's changes. None is made here: each goes to the owning service's admin API with
+ * the signed-in person's own credential, so that service checks the role and writes the audit
+ * row as it does for {@code curl}. A refusal is shown with the service's own words.
+ */
+@Path("/")
+@Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed(Roles.OPERATOR)
+@RunOnVirtualThread
+public class ConsoleActions {
+
+    private final WorkerAdmin worker;
+    private final DispatcherAdmin dispatcher;
+    private final Caller caller;
+
+    ConsoleActions(@RestClient WorkerAdmin worker, @RestClient DispatcherAdmin dispatcher, Caller caller) {
+        this.worker = worker;
+        this.dispatcher = dispatcher;
+        this.caller = caller;
+    }
+
+    @POST
+    @Path("/held/{loadId}/retry")
+    public Response retry(@PathParam("loadId") String loadId, @FormParam("from") String from) {
+        checkLoadId(loadId);
+        answered("load-worker", () -> worker.retry(caller.authorization(), loadId));
+        return back(from, loadId, "retry");
+    }
+
+    @POST
+    @Path("/held/{loadId}/skip")
+    public Response skip(@PathParam("loadId") String loadId, @FormParam("reason") String reason, @FormParam("from") String from) {
+        checkLoadId(loadId);
+        if (reason == null || reason.isBlank()) {
+            throw ConsoleProblem.badRequest("A skip needs a reason",
+                    "Say why the message is skipped: the reason is written in the load's log and the audit trail.");
+        }
+        answered("load-worker", () -> worker.skip(caller.authorization(), loadId, Map.of("reason", reason.trim())));
+        return back(from, loadId, "skipped");
+    }
+
+    /** The dry run: what a replay of these filters would do, for the operator to confirm. */
+    @POST
+    @Path("/dead/replay/preview")
+    public Object preview(@FormParam("loadId") String loadId, @FormParam("actionType") String actionType,
+                          @FormParam("since") String since, @FormParam("until") String until,
+                          @FormParam("limit") Integer limit) {
+        Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
+        JsonNode answer = answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
+                filter.actionType(), filter.since(), filter.until(), limit, true, false));
+        List<String> sample = new ArrayList<>();
+        answer.path("sample").forEach(id -> sample.add(id.asText()));
+        return Pages.replayPreview(caller, filter, limit, new Views.ReplayPreview(answer.path("matched").asLong(),
+                answer.path("wouldReplay").asLong(), answer.path("stale").asLong(), sample));
+    }
+
+    @POST
+    @Path("/dead/replay")
+    public Response replay(@FormParam("loadId") String loadId, @FormParam("actionType") String actionType,
+                           @FormParam("since") String since, @FormParam("until") String until,
+                           @FormParam("limit") Integer limit) {
+        Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
+        JsonNode answer = answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
+                filter.actionType(), filter.since(), filter.until(), limit, false, false));
+        return Response.seeOther(UriBuilder.fromUri("/dead?" + filter.query() + "done=replayed&count="
+                + answer.path("replayed").asInt()).build()).build();
+    }
+
+    /** Back where the operator acted: the load's page, or the held list. */
+    private static Response back(String from, String loadId, String done) {
+        return Response.seeOther("load".equals(from)
+                ? UriBuilder.fromPath("/loads/{loadId}").queryParam("done", done).build(loadId)
+                : UriBuilder.fromPath("/held").queryParam("done", done).queryParam("load", loadId).build()).build();
+    }
+
+    private static void checkLoadId(String loadId) {
+        if (!InboundIds.isValidLoadId(loadId)) {
+            throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
+                    + ConsolePages.abbreviate(loadId) + "'.");
+        }
+    }
+
+    /** The admin API's answer as JSON when it said yes; its refusal (status and detail) as the page otherwise. */
+    private static JsonNode answered(String service, java.util.function.Supplier<Response> call) {
+        Response response;
+        try {
+            response = call.get();
+        } catch (WebApplicationException refused) {
+            response = refused.getResponse();
+        } catch (ProcessingException e) {
+            throw new ConsoleProblem(502, service + " did not answer",
+                    "The change was not made: " + service + " could not be reached (" + e.getMessage() + "). Try again.");
+        }
+        try (Response answer = response) {
+            String body = answer.hasEntity() ? answer.readEntity(String.class) : "";
+            if (answer.getStatus() >= 300) {
+                throw new ConsoleProblem(answer.getStatus(), service + " refused the change", detail(body));
+            }
+            return body.isBlank() ? JsonReader.MAPPER.createObjectNode() : JsonReader.parse(body).node();
+        }
+    }
+
+    /** A problem+json body's {@code detail}, or the body itself when it is not one. */
+    private static String detail(String body) {
+        try {
+            return JsonReader.MAPPER.readTree(body).path("detail").asText(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+            return body;
+        }
+    }
+}

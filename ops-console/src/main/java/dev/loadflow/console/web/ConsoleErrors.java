@@ -1,0 +1,61 @@
+package dev.loadflow.console.web;
+
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Request;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import jakarta.ws.rs.core.UriInfo;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * Refusals as pages. A browser without a credential is sent to sign in (and back); any other
+ * client gets 401 with a {@code WWW-Authenticate} challenge. A caller without the role gets 403.
+ */
+public class ConsoleErrors {
+
+    @ServerExceptionMapper(priority = Priorities.USER - 100)
+    public Response unauthenticated(AuthenticationFailedException e, HttpHeaders headers, UriInfo uri, Request request) {
+        return signIn(headers, uri, request);
+    }
+
+    @ServerExceptionMapper(priority = Priorities.USER - 100)
+    public Response unauthorized(UnauthorizedException e, HttpHeaders headers, UriInfo uri, Request request) {
+        return signIn(headers, uri, request);
+    }
+
+    @ServerExceptionMapper(priority = Priorities.USER - 100)
+    public Response forbidden(ForbiddenException e) {
+        return page(new ConsoleProblem(403, "Not allowed",
+                "Your roles do not allow this: changes need loadflow-operator, reading needs loadflow-viewer."));
+    }
+
+    @ServerExceptionMapper
+    public Response refused(ConsoleProblem problem) {
+        return page(problem);
+    }
+
+    private static Response signIn(HttpHeaders headers, UriInfo uri, Request request) {
+        boolean browser = headers.getAcceptableMediaTypes().stream().anyMatch(t -> t.isCompatible(MediaType.TEXT_HTML_TYPE)
+                && !t.isWildcardType());
+        if (browser) {
+            // back to the page asked for; a form posted without a credential is not sent again
+            String back = !"GET".equals(request.getMethod()) ? "/" : uri.getRequestUri().getRawPath()
+                    + (uri.getRequestUri().getRawQuery() == null ? "" : "?" + uri.getRequestUri().getRawQuery());
+            return Response.seeOther(UriBuilder.fromPath("/sign-in").queryParam("next", back).build()).build();
+        }
+        return Response.status(Response.Status.UNAUTHORIZED).header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"loadflow\"")
+                .type(MediaType.TEXT_HTML_TYPE)
+                .entity(Pages.problem(401, "Sign in first", "Send 'Authorization: Bearer <token>' (a loadflow JWT or the "
+                        + "break-glass token), or sign in at /sign-in.").render()).build();
+    }
+
+    private static Response page(ConsoleProblem problem) {
+        return Response.status(problem.status()).type(MediaType.TEXT_HTML_TYPE)
+                .entity(Pages.problem(problem.status(), problem.title(), problem.getMessage()).render()).build();
+    }
+}

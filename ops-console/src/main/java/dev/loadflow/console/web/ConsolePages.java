@@ -1,0 +1,208 @@
+package dev.loadflow.console.web;
+
+import dev.loadflow.console.ConsoleConfig;
+import dev.loadflow.console.story.LoadStories;
+import dev.loadflow.console.story.LoadStory;
+import dev.loadflow.model.action.ActionType;
+import dev.loadflow.model.id.InboundIds;
+import dev.loadflow.service.security.Roles;
+import dev.loadflow.store.alert.OpsAlerts;
+import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.AuditQuery;
+import dev.loadflow.store.outbox.DeadRowQuery;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.queue.HeldLoads;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+
+/**
+ * The console's pages: a load's story, held loads, dead rows, ops alerts and the audit trail.
+ * Everything here reads PostgreSQL (read-only); every change is in {@link ConsoleActions}.
+ */
+@Path("/")
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+@RunOnVirtualThread
+public class ConsolePages {
+
+    /** The most held loads the page lists (a held load is an incident: there are few). */
+    private static final int HELD_MAX = 500;
+
+    private final LoadStories stories;
+    private final HeldLoads held;
+    private final Outbox outbox;
+    private final OpsAlerts alerts;
+    private final AdminAudit audit;
+    private final Caller caller;
+    private final ConsoleConfig config;
+    private final int replayMax;
+
+    ConsolePages(LoadStories stories, HeldLoads held, Outbox outbox, OpsAlerts alerts, AdminAudit audit, Caller caller,
+                 ConsoleConfig config,
+                 @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500")
+                 int replayMax) {
+        this.stories = stories;
+        this.held = held;
+        this.outbox = outbox;
+        this.alerts = alerts;
+        this.audit = audit;
+        this.caller = caller;
+        this.config = config;
+        this.replayMax = replayMax;
+    }
+
+    @GET
+    public Object home() {
+        return Pages.home(caller);
+    }
+
+    /** The search box: {@code /loads?loadId=481207} goes to that load's page. */
+    @GET
+    @Path("/loads")
+    public Response search(@QueryParam("loadId") String loadId) {
+        String id = loadId == null ? "" : loadId.trim();
+        if (!InboundIds.isValidLoadId(id)) {
+            throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
+                    + abbreviate(id) + "'.");
+        }
+        return Response.seeOther(UriBuilder.fromPath("/loads/{loadId}").build(id)).build();
+    }
+
+    @GET
+    @Path("/loads/{loadId}")
+    public Object load(@PathParam("loadId") String loadId, @QueryParam("done") String done) {
+        if (!InboundIds.isValidLoadId(loadId)) {
+            throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
+                    + abbreviate(loadId) + "'.");
+        }
+        LoadStory story = stories.of(loadId, caller.masked());
+        if (!story.found()) {
+            throw ConsoleProblem.notFound("No such load", "Nothing is known of load " + loadId
+                    + ": no log entry, outbox row, timer or hold.");
+        }
+        return Pages.load(caller, story, Notices.of(done, loadId));
+    }
+
+    @GET
+    @Path("/held")
+    public Object held(@QueryParam("done") String done, @QueryParam("load") String load) {
+        return Pages.held(caller, held.list(HELD_MAX).stream().map(h -> Views.Held.of(h, caller.masked())).toList(),
+                InboundIds.isValidLoadId(load) ? Notices.of(done, load) : null);
+    }
+
+    @GET
+    @Path("/dead")
+    public Object dead(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
+                       @QueryParam("since") String since, @QueryParam("until") String until,
+                       @QueryParam("page") @DefaultValue("0") int page, @QueryParam("done") String done,
+                       @QueryParam("count") @DefaultValue("0") int count) {
+        Views.DeadFilter filter = deadFilter(loadId, actionType, since, until);
+        checkPage(page);
+        int size = config.pageSize();
+        var rows = outbox.dead(new DeadRowQuery(filter.loadId(), filter.actionType(), instant("since", filter.since()),
+                instant("until", filter.until()), page * size, size + 1));
+        return Pages.dead(caller, filter, rows.stream().limit(size).map(r -> Views.Dead.of(r, caller.masked())).toList(),
+                new Views.Paging(page, rows.size() > size, "/dead", filter.query()),
+                "replayed".equals(done) ? "Replayed " + count + " dead row(s)." : null, replayMax);
+    }
+
+    @GET
+    @Path("/alerts")
+    public Object alerts(@QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page) {
+        checkPage(page);
+        int size = config.pageSize();
+        var list = alerts.list(instant("since", blankToNull(since)), page * size, size + 1);
+        return Pages.alerts(caller, list.stream().limit(size).map(a -> Views.Alert.of(a, caller.masked())).toList(),
+                new Views.Paging(page, list.size() > size, "/alerts", blankToNull(since) == null ? "" : "since=" + since.trim() + "&"));
+    }
+
+    @GET
+    @Path("/audit")
+    public Object audit(@QueryParam("principal") String principal, @QueryParam("since") String since,
+                        @QueryParam("page") @DefaultValue("0") int page) {
+        checkPage(page);
+        int size = config.pageSize();
+        String who = blankToNull(principal);
+        String from = blankToNull(since);
+        var list = audit.list(new AuditQuery(instant("since", from), who, page * size, size + 1));
+        String query = new Views.DeadFilter(null, null, from, null).query()
+                + (who == null ? "" : "principal=" + java.net.URLEncoder.encode(who, java.nio.charset.StandardCharsets.UTF_8) + "&");
+        return Pages.audit(caller, who, from, list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked())).toList(),
+                new Views.Paging(page, list.size() > size, "/audit", query));
+    }
+
+    /** The dead-row filters, checked as the dispatcher's admin API checks them (a 400 page when one is wrong). */
+    static Views.DeadFilter deadFilter(String loadId, String actionType, String since, String until) {
+        Views.DeadFilter filter = new Views.DeadFilter(blankToNull(loadId), blankToNull(actionType), blankToNull(since),
+                blankToNull(until));
+        if (filter.loadId() != null && !InboundIds.isValidLoadId(filter.loadId())) {
+            throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
+                    + abbreviate(filter.loadId()) + "'.");
+        }
+        if (filter.actionType() != null && Arrays.stream(ActionType.values()).noneMatch(t -> t.wire().equals(filter.actionType()))) {
+            throw ConsoleProblem.badRequest("Unknown action type", "'" + abbreviate(filter.actionType()) + "' is none of "
+                    + Arrays.stream(ActionType.values()).map(ActionType::wire).toList() + ".");
+        }
+        instant("since", filter.since());
+        instant("until", filter.until());
+        return filter;
+    }
+
+    static Instant instant(String name, String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw ConsoleProblem.badRequest("Not a time", name + " is an ISO-8601 instant such as 2026-11-30T07:00:00Z; got '"
+                    + abbreviate(value) + "'.");
+        }
+    }
+
+    private static void checkPage(int page) {
+        if (page < 0) {
+            throw ConsoleProblem.badRequest("Not a page", "page counts from 0; got " + page + ".");
+        }
+    }
+
+    static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    /** Echoes at most 80 characters of what a caller sent. */
+    static String abbreviate(String value) {
+        return value.length() <= 80 ? value : value.substring(0, 80) + "…";
+    }
+
+    /** What the page says after a change went through (the change itself answered in {@link ConsoleActions}). */
+    static final class Notices {
+
+        private Notices() {
+        }
+
+        static String of(String done, String loadId) {
+            if (done == null) {
+                return null;
+            }
+            return switch (done) {
+                case "retry" -> "Retry asked: the worker delivers the head message of load " + loadId + " again now.";
+                case "skipped" -> "Skipped the head message of load " + loadId + ": its next messages now run.";
+                default -> null;
+            };
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.loadflow.console.web;
+
+import dev.loadflow.console.story.LoadStory;
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+
+import java.util.List;
+
+/** The console's pages, checked against their templates at build time. */
+@CheckedTemplate
+public final class Pages {
+
+    private Pages() {
+    }
+
+    public static native TemplateInstance home(Caller caller);
+
+    public static native TemplateInstance load(Caller caller, LoadStory story, String notice);
+
+    public static native TemplateInstance held(Caller caller, List<Views.Held> held, String notice);
+
+    public static native TemplateInstance dead(Caller caller, Views.DeadFilter filter, List<Views.Dead> rows,
+                                               Views.Paging paging, String notice, int replayMax);
+
+    public static native TemplateInstance replayPreview(Caller caller, Views.DeadFilter filter, int limit,
+                                                        Views.ReplayPreview preview);
+
+    public static native TemplateInstance alerts(Caller caller, List<Views.Alert> alerts, Views.Paging paging);
+
+    public static native TemplateInstance audit(Caller caller, String principal, String since, List<Views.Audit> entries,
+                                                Views.Paging paging);
+
+    public static native TemplateInstance signIn(String next, String error);
+
+    public static native TemplateInstance problem(int status, String title, String detail);
+}

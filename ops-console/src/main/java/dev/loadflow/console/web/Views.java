@@ -1,0 +1,95 @@
+package dev.loadflow.console.web;
+
+import dev.loadflow.service.security.PhoneMask;
+import dev.loadflow.store.alert.OpsAlert;
+import dev.loadflow.store.audit.AuditEntry;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.queue.HeldLoad;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.function.UnaryOperator;
+
+/** What the list pages show of each row, masked for a caller who may only read. */
+public final class Views {
+
+    private Views() {
+    }
+
+    public record Held(String loadId, String messageId, String messageType, String reason, String since, String state) {
+        static Held of(HeldLoad held, boolean masked) {
+            return new Held(held.loadId(), held.messageId(), held.messageType(), mask(masked).apply(held.reason()),
+                    text(held.since()), held.state().wire());
+        }
+    }
+
+    public record Dead(String outboxId, String loadId, String actionType, String channel, int attempts, String lastFailure,
+                String deadAt, String payload) {
+        static Dead of(OutboxRow row, boolean masked) {
+            UnaryOperator<String> mask = mask(masked);
+            return new Dead(row.outboxId(), row.loadId(), row.actionType(), row.channel().wire(), row.attempts(),
+                    mask.apply(row.lastFailure()), text(row.deadAt()), mask.apply(row.payload()));
+        }
+    }
+
+    public record Alert(long id, String loadId, String outboxId, String actionType, String kind, String message, String raisedAt) {
+        static Alert of(OpsAlert alert, boolean masked) {
+            return new Alert(alert.id(), alert.loadId(), alert.outboxId(), alert.actionType(), alert.kind(),
+                    mask(masked).apply(alert.message()), text(alert.raisedAt()));
+        }
+    }
+
+    public record Audit(long id, String at, String principal, String service, String action, String target, String params,
+                 String result) {
+        static Audit of(AuditEntry entry, boolean masked) {
+            UnaryOperator<String> mask = mask(masked);
+            return new Audit(entry.id(), text(entry.at()), entry.principal(), entry.service(), entry.action(),
+                    mask.apply(entry.target()), mask.apply(entry.params()), mask.apply(entry.result()));
+        }
+    }
+
+    /**
+     * A page of a list: links to the previous and next page keep the filters.
+     *
+     * @param query the filters as a query string without {@code page}, e.g. {@code loadId=481207&}
+     */
+    public record Paging(int page, boolean hasNext, String path, String query) {
+
+        public boolean hasPrevious() {
+            return page > 0;
+        }
+
+        public String previous() {
+            return path + "?" + query + "page=" + (page - 1);
+        }
+
+        public String next() {
+            return path + "?" + query + "page=" + (page + 1);
+        }
+    }
+
+    /** The filters of a dead-row list or replay, as given. */
+    public record DeadFilter(String loadId, String actionType, String since, String until) {
+
+        public String query() {
+            return param("loadId", loadId) + param("actionType", actionType) + param("since", since) + param("until", until);
+        }
+
+        private static String param(String name, String value) {
+            return value == null ? "" : name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8) + "&";
+        }
+    }
+
+    /** What a dry run of a replay says: rows matched, rows a replay would requeue, stale rows it would leave dead. */
+    public record ReplayPreview(long matched, long wouldReplay, long stale, java.util.List<String> sample) {
+    }
+
+    private static UnaryOperator<String> mask(boolean masked) {
+        return masked ? PhoneMask::mask : UnaryOperator.identity();
+    }
+
+    static String text(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+}

@@ -1,0 +1,272 @@
+package dev.loadflow.console;
+
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.service.testing.TestCallers;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.pg.PgWakeups;
+import dev.loadflow.store.queue.HeldLoad;
+import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.store.timer.Timer;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.TimerId;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.ExtractableResponse;
+import io.restassured.response.Response;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static dev.loadflow.testing.Fixtures.decision;
+import static dev.loadflow.testing.Fixtures.etaAsk;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static dev.loadflow.testing.Fixtures.outboxRows;
+import static dev.loadflow.testing.Fixtures.ping;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The console as a browser or {@code curl} meets it: the load page tells the story from the
+ * database (read as {@code loadflow_reader}), changes reach the admin APIs with the caller's own
+ * credential and nothing else does, and bad input gets a clear page.
+ */
+@QuarkusTest
+@WithTestResource(ConsoleTestResource.class)
+class OpsConsoleTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
+    private static final String HTML = "text/html";
+    private static Vertx vertx;
+    private static Pool owner;
+
+    @Inject
+    Pool consolePool;
+
+    @Inject
+    Clock clock;
+
+    @BeforeEach
+    void resetAdminApis() {
+        ConsoleTestResource.admin().resetAll();
+        if (owner == null) {
+            vertx = Vertx.vertx();
+            owner = ConsoleTestResource.database().pool(vertx, 2);
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        if (owner != null) {
+            owner.close();
+            vertx.close();
+        }
+    }
+
+    /** A load with a high-risk ping, the decision (an SMS, dispatched, and a timer) and the timer scheduled. */
+    private String storyLoad() {
+        String load = newLoadId();
+        InboundEvent ping = ping(load, "ping_0700", T0).withTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        List<Action> actions = etaAsk(ping, T0);
+        new PgEventStore(owner, clock, new PgWakeups(owner)).append(load, List.of(ping, decision(ping, T0, actions)), 0,
+                outboxRows(load, actions, T0, ping.eventId()));
+        new PgTimerStore(owner, clock, Duration.ofSeconds(30), new PgWakeups(owner))
+                .schedule(Timer.schedule(TimerId.of(load, AskId.of("eta_request", "ping_0700"), 1), T0.plusSeconds(1800), "c-1"));
+        return load;
+    }
+
+    private String heldLoad() {
+        String load = storyLoad();
+        new PgHeldLoads(owner, clock).hold(HeldLoad.held(load, "sms_0715", "InboundSms", "unreadable: bad JSON", T0));
+        return load;
+    }
+
+    private static ExtractableResponse<Response> page(String token, String path) {
+        return given().header("Authorization", "Bearer " + token).accept(HTML).redirects().follow(false)
+                .get(path).then().extract();
+    }
+
+    @Test
+    void theLoadPageTellsTheStoryInOrderWithEachDecisionsRowsAndTheTimers() {
+        String load = storyLoad();
+
+        String html = page(TestCallers.operator(), "/loads/" + load).body().asString();
+
+        assertThat(html).containsSubsequence("data-seq=\"1\" data-type=\"LocationPing\"", "data-seq=\"2\" data-type=\"DecisionRecorded\"",
+                "data-action=\"send_sms\"", "Timers", "tmr:" + load + ":ask:eta_request:ping_0700:1");
+        assertThat(html).contains("risk: high").contains("test decision").contains("+15550100")
+                .contains("href=\"http://traces.example/trace/4bf92f3577b34da6a3ce929d0e0e4736\"")
+                .contains("data-status=\"scheduled\"");
+    }
+
+    @Test
+    void aViewerSeesMaskedPhonesAndNoChangeButtons() {
+        String load = heldLoad();
+
+        String loadPage = page(TestCallers.viewer(), "/loads/" + load).body().asString();
+        String heldPage = page(TestCallers.viewer(), "/held").body().asString();
+
+        assertThat(loadPage).contains("+1555***0100").doesNotContain("+15550100").contains("Held").doesNotContain("<button type=\"submit\" class=\"skip\"");
+        assertThat(heldPage).contains(load).doesNotContain("class=\"skip\"").doesNotContain("class=\"retry\"");
+        assertThat(page(TestCallers.operator(), "/held").body().asString()).contains("class=\"skip\"").contains("class=\"retry\"");
+    }
+
+    @Test
+    void anOperatorsSkipGoesToTheWorkerWithTheOperatorsOwnCredential() {
+        String load = heldLoad();
+        String operator = TestCallers.operator();
+        ConsoleTestResource.admin().stubFor(post(urlEqualTo("/admin/loads/" + load + "/skip"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json").withBody("{\"skipped\": true}")));
+
+        var answer = given().header("Authorization", "Bearer " + operator).accept(HTML).redirects().follow(false)
+                .formParam("reason", "driver's gateway sent garbage").formParam("from", "load")
+                .post("/held/" + load + "/skip").then().extract();
+
+        assertThat(answer.statusCode()).isEqualTo(303);
+        assertThat(answer.header("Location")).endsWith("/loads/" + load + "?done=skipped");
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlEqualTo("/admin/loads/" + load + "/skip"))
+                .withHeader("Authorization", equalTo("Bearer " + operator))
+                .withRequestBody(equalToJson("{\"reason\": \"driver's gateway sent garbage\"}")));
+    }
+
+    @Test
+    void theWorkersRefusalIsShownWithItsStatusAndWords() {
+        String load = heldLoad();
+        ConsoleTestResource.admin().stubFor(post(urlEqualTo("/admin/loads/" + load + "/retry")).willReturn(aResponse()
+                .withStatus(409).withHeader("Content-Type", "application/problem+json")
+                .withBody("{\"status\": 409, \"detail\": \"load " + load + " is being skipped\"}")));
+
+        var answer = given().header("Authorization", "Bearer " + TestCallers.operator()).accept(HTML).redirects().follow(false)
+                .post("/held/" + load + "/retry").then().extract();
+
+        assertThat(answer.statusCode()).isEqualTo(409);
+        assertThat(answer.body().asString()).contains("load-worker refused the change").contains("is being skipped");
+    }
+
+    @Test
+    void aFormPostedWithoutACredentialOrByAViewerChangesNothing() {
+        String load = heldLoad();
+
+        var forged = given().accept(HTML).redirects().follow(false).formParam("reason", "forged")
+                .post("/held/" + load + "/skip").then().extract();
+        var scripted = given().redirects().follow(false).formParam("reason", "forged").post("/held/" + load + "/skip").then().extract();
+        var viewer = given().header("Authorization", "Bearer " + TestCallers.viewer()).accept(HTML).redirects().follow(false)
+                .formParam("reason", "not mine to skip").post("/held/" + load + "/skip").then().extract();
+
+        assertThat(forged.statusCode()).isEqualTo(303);
+        assertThat(forged.header("Location")).contains("/sign-in?next=%2F");
+        assertThat(scripted.statusCode()).isEqualTo(401);
+        assertThat(scripted.header("WWW-Authenticate")).startsWith("Bearer");
+        assertThat(viewer.statusCode()).isEqualTo(403);
+        ConsoleTestResource.admin().verify(0, anyRequestedFor(anyUrl()));
+        assertThat(ConsoleTestResource.database().count("SELECT count(*) FROM held_load WHERE load_id = '" + load + "'")).isOne();
+    }
+
+    @Test
+    void aBrowserWithoutACredentialIsSentToSignInAndBack() {
+        var answer = given().accept(HTML).redirects().follow(false).get("/loads/481207").then().extract();
+
+        assertThat(answer.statusCode()).isEqualTo(303);
+        assertThat(answer.header("Location")).endsWith("/sign-in?next=%2Floads%2F481207");
+    }
+
+    @Test
+    void signingInKeepsTheCredentialInAStrictHttpOnlyCookieAndABadOneIsRefused() {
+        var signedIn = given().accept(HTML).redirects().follow(false).formParam("token", TestCallers.operator())
+                .formParam("next", "/held").post("/sign-in").then().extract();
+        var offSite = given().accept(HTML).redirects().follow(false).formParam("token", "console-break-glass")
+                .formParam("next", "//evil.example/").post("/sign-in").then().extract();
+        var refused = given().accept(HTML).redirects().follow(false).formParam("token", TestCallers.signWithAnotherKey(
+                TestCallers.claims("mallory").groups("loadflow-operator"))).post("/sign-in").then().extract();
+
+        assertThat(signedIn.statusCode()).isEqualTo(303);
+        assertThat(signedIn.header("Location")).endsWith("/held");
+        assertThat(signedIn.header("Set-Cookie")).startsWith("loadflow_session=").contains("HttpOnly").containsIgnoringCase("SameSite=Strict");
+        String held = given().cookie("loadflow_session", signedIn.cookie("loadflow_session")).accept(HTML).get("/held")
+                .then().statusCode(200).extract().body().asString();
+        assertThat(held).contains("Held loads").contains("otto · operator");
+        assertThat(offSite.header("Location")).as("never sent to another site").doesNotContain("evil.example");
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.body().asString()).contains("was not accepted");
+    }
+
+    @Test
+    void badInputGetsAClearPage() {
+        String operator = TestCallers.operator();
+
+        var unknown = page(operator, "/loads/no-such-load-481207");
+        var malformed = page(operator, "/loads/bad%20id!");
+        var search = given().header("Authorization", "Bearer " + operator).accept(HTML).queryParam("loadId", "<script>")
+                .get("/loads").then().extract();
+        var actionType = page(operator, "/dead?actionType=send_fax");
+        var since = page(operator, "/alerts?since=yesterday");
+
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body().asString()).contains("Nothing is known of load no-such-load-481207");
+        assertThat(malformed.statusCode()).isEqualTo(400);
+        assertThat(search.statusCode()).isEqualTo(400);
+        assertThat(search.body().asString()).contains("&lt;script&gt;").doesNotContain("<script>");
+        assertThat(actionType.statusCode()).isEqualTo(400);
+        assertThat(actionType.body().asString()).contains("send_fax").contains("send_sms");
+        assertThat(since.statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void aReplayShowsTheDryRunCountBeforeTheOperatorConfirms() {
+        String operator = TestCallers.operator();
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/outbox/replay")).withQueryParam("dryRun", equalTo("true"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"matched\": 5, \"wouldReplay\": 3, \"stale\": 2, \"sample\": [\"481207/ask:eta_request:ping_0700/1/send_sms\"]}")));
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/outbox/replay")).withQueryParam("dryRun", equalTo("false"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"replayed\": 3, \"stale\": 2, \"auditId\": 17}")));
+
+        String preview = given().header("Authorization", "Bearer " + operator).accept(HTML)
+                .formParam("actionType", "send_sms").formParam("limit", "50").post("/dead/replay/preview")
+                .then().statusCode(200).extract().body().asString();
+
+        assertThat(preview).contains("<b id=\"matched\">5</b>").contains("<b id=\"would-replay\">3</b>").contains("<b id=\"stale\">2</b>")
+                .contains("Replay 3 row(s)");
+        ConsoleTestResource.admin().verify(0, postRequestedFor(urlPathEqualTo("/admin/outbox/replay"))
+                .withQueryParam("dryRun", equalTo("false")));
+
+        var confirmed = given().header("Authorization", "Bearer " + operator).accept(HTML).redirects().follow(false)
+                .formParam("actionType", "send_sms").formParam("limit", "50").post("/dead/replay").then().extract();
+
+        assertThat(confirmed.statusCode()).isEqualTo(303);
+        assertThat(confirmed.header("Location")).contains("actionType=send_sms").contains("done=replayed&count=3");
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlPathEqualTo("/admin/outbox/replay"))
+                .withQueryParam("dryRun", equalTo("false")).withQueryParam("limit", equalTo("50"))
+                .withHeader("Authorization", equalTo("Bearer " + operator)));
+    }
+
+    @Test
+    void theConsolesDatabaseRoleCannotWrite() {
+        assertThatThrownBy(() -> dev.loadflow.store.pg.Pg.await(consolePool
+                .query("INSERT INTO ops_alert (load_id, kind, message, raised_at) VALUES ('x', 'k', 'm', now())").execute()))
+                .hasMessageContaining("read-only transaction");
+        assertThatThrownBy(() -> dev.loadflow.store.pg.Pg.await(consolePool.withTransaction(c -> c
+                .query("SET TRANSACTION READ WRITE").execute().compose(ignored -> c
+                .query("DELETE FROM held_load").execute()))))
+                .hasMessageContaining("permission denied");
+    }
+}
