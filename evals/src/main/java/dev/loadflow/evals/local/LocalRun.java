@@ -36,8 +36,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The local run: PostgreSQL (embedded, or the server {@code QUARKUS_DATASOURCE_JDBC_URL}
  * names), the channel simulator on :8090, the three packaged services on their ports
- * (8081, 8082, 8083), then the demo story played through the ingest API with client A's
- * retry-after shortened to 15 seconds. The story is told the way production callers would:
+ * (8081, 8082, 8083) and the operator console on :8084, then the demo story played through the
+ * ingest API with client A's retry-after shortened to 15 seconds. The story is told the way production callers would:
  * a source ingests with its token, an operator reads the load and a viewer its timers, with
  * JWTs signed by a key pair made at start (only its public key is written, under
  * {@code evals/target/local-run}). Everything keeps running for the admin API and the
@@ -47,9 +47,11 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class LocalRun {
 
-    private static final String LOAD = "481207";
-    private static final Duration RETRY_AFTER = Duration.ofSeconds(15);
+    /** The demo story's load. */
+    public static final String LOAD = "481207";
     private static final String ADMIN_TOKEN = "local-admin-token";
+    /** The login role the console reads the database with (a member of {@code loadflow_reader}). */
+    private static final String CONSOLE_ROLE = "loadflow_console";
     private static final String SOURCE = "local-demo";
     private static final String ISSUER = "loadflow";
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
@@ -57,8 +59,26 @@ public final class LocalRun {
     /** Only for the wall-clock times printed beside each step. */
     private static final java.time.Clock WALL = java.time.Clock.systemDefaultZone();
 
+    /**
+     * How to run: the repository's root (where the packaged services are); the ports, the local
+     * run's plus {@code portOffset} (so a test's stack does not meet a local run); client A's
+     * retry-after; extra {@code -D} options for the load-worker.
+     */
+    public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions) {
+
+        /** The local run's: {@code ./run-local} names the repository's root in {@code loadflow.root}. */
+        static Options local() {
+            return new Options(Path.of(System.getProperty("loadflow.root", ".")), 0, Duration.ofSeconds(15), List.of());
+        }
+    }
+
+    private final Options options;
     private final List<Process> services = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
+    private final String consolePassword = randomToken();
+    private String jdbcUrl;
+    private String dbUser;
+    private String dbPassword;
     private EmbeddedPostgres embedded;
     private ChannelSimulator simulator;
     private final String ingestToken = randomToken();
@@ -68,7 +88,7 @@ public final class LocalRun {
 
     public static void main(String[] args) throws Exception {
         boolean exitAfterDemo = List.of(args).contains("--exit-after-demo");
-        LocalRun run = new LocalRun();
+        LocalRun run = new LocalRun(Options.local());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             run.stop();
@@ -88,8 +108,39 @@ public final class LocalRun {
         stopped.await();
     }
 
-    private void start() throws Exception {
-        Path root = Path.of(System.getProperty("loadflow.root", ".")).toAbsolutePath().normalize();
+    public LocalRun(Options options) {
+        this.options = options;
+    }
+
+    private int port(int localPort) {
+        return localPort + options.portOffset();
+    }
+
+    /** The console's address. */
+    public String consoleUrl() {
+        return "http://127.0.0.1:" + port(8084);
+    }
+
+    /** A JWT of {@code local-operator} (loadflow-operator). */
+    public String operator() {
+        return operator;
+    }
+
+    /** A JWT of {@code local-viewer} (loadflow-viewer). */
+    public String viewer() {
+        return viewer;
+    }
+
+    /** Runs SQL as the database's owner: for what no API offers (a test's poison message). */
+    public void sql(String statement) throws SQLException {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword); var sql = c.createStatement()) {
+            sql.execute(statement);
+        }
+    }
+
+    /** Starts PostgreSQL, the simulator, the three services and the console, and waits until all are ready. */
+    public void start() throws Exception {
+        Path root = options.root().toAbsolutePath().normalize();
         String jdbc = System.getenv("QUARKUS_DATASOURCE_JDBC_URL");
         String user = env("QUARKUS_DATASOURCE_USERNAME", "postgres");
         String password = env("QUARKUS_DATASOURCE_PASSWORD", "");
@@ -104,8 +155,11 @@ public final class LocalRun {
             hostPort = uri.getHost() + ":" + (uri.getPort() < 0 ? 5432 : uri.getPort());
             step("PostgreSQL: %s", hostPort);
         }
-        String database = "loadflow_local";
+        String database = options.portOffset() == 0 ? "loadflow_local" : "loadflow_local_" + options.portOffset();
         recreate("jdbc:postgresql://" + hostPort + "/postgres", user, password, database);
+        jdbcUrl = "jdbc:postgresql://" + hostPort + "/" + database;
+        dbUser = user;
+        dbPassword = password;
 
         Path publicKey = root.resolve("evals/target/local-run/jwt-public.pem");
         Files.createDirectories(publicKey.getParent());
@@ -116,46 +170,77 @@ public final class LocalRun {
         operator = jwt("local-operator", "loadflow-operator");
         step("callers: source %s with a fresh ingest token; JWTs verified with %s", SOURCE, root.relativize(publicKey));
 
-        simulator = ChannelSimulator.start(8090, OUT);
-        step("channel simulator on :8090 (SMS, Hero tasks, Hero Slack; dedupes on Idempotency-Key)");
+        simulator = ChannelSimulator.start(port(8090), OUT);
+        step("channel simulator on :%d (SMS, Hero tasks, Hero Slack; dedupes on Idempotency-Key)", port(8090));
 
+        String simulatorUrl = "http://127.0.0.1:" + port(8090);
+        List<String> common = List.of(
+                "-Dquarkus.datasource.reactive.url=postgresql://" + hostPort + "/" + database,
+                "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
+                "-Dloadflow.admin.token=" + ADMIN_TOKEN,
+                "-Dmp.jwt.verify.publickey.location=" + publicKey,
+                "-Dmp.jwt.verify.issuer=" + ISSUER,
+                "-Dquarkus.log.level=WARN",
+                // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names, when it names one
+                "-Dquarkus.otel.sdk.disabled=" + (System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT") == null));
+        List<String> engine = List.of(
+                "-Dquarkus.datasource.username=" + user,
+                "-Dquarkus.datasource.password=" + password,
+                "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
+                "-Dloadflow.sop.clients.client-a.retry-after=" + options.retryAfter(),
+                "-Dloadflow.channels.sms.url=" + simulatorUrl + "/sms",
+                "-Dloadflow.channels.hero.url=" + simulatorUrl + "/hero",
+                "-Dloadflow.channels.slack.url=" + simulatorUrl + "/slack");
         for (String[] service : new String[][]{{"load-worker", "8081"}, {"outbox-dispatcher", "8082"}, {"timer-pump", "8083"}}) {
-            File jar = root.resolve(service[0]).resolve("target/quarkus-app/quarkus-run.jar").toFile();
-            if (!jar.isFile()) {
-                throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
+            List<String> args = new ArrayList<>(common);
+            args.addAll(engine);
+            if (service[0].equals("load-worker")) {
+                args.addAll(options.workerOptions());
             }
-            ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx256m",
-                    "-Dquarkus.http.port=" + service[1],
-                    "-Dquarkus.datasource.reactive.url=postgresql://" + hostPort + "/" + database,
-                    "-Dquarkus.datasource.jdbc.url=jdbc:postgresql://" + hostPort + "/" + database,
-                    "-Dquarkus.datasource.username=" + user,
-                    "-Dquarkus.datasource.password=" + password,
-                    "-Dloadflow.admin.token=" + ADMIN_TOKEN,
-                    "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
-                    "-Dmp.jwt.verify.publickey.location=" + publicKey,
-                    "-Dmp.jwt.verify.issuer=" + ISSUER,
-                    "-Dloadflow.sop.clients.client-a.retry-after=" + RETRY_AFTER,
-                    "-Dloadflow.channels.sms.url=http://127.0.0.1:8090/sms",
-                    "-Dloadflow.channels.hero.url=http://127.0.0.1:8090/hero",
-                    "-Dloadflow.channels.slack.url=http://127.0.0.1:8090/slack",
-                    "-Dquarkus.log.level=WARN",
-                    // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names, when it names one
-                    "-Dquarkus.otel.sdk.disabled=" + (System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT") == null),
-                    "-jar", jar.getPath());
-            Path logFile = root.resolve(service[0]).resolve("target/local-run.log");
-            pb.redirectErrorStream(true).redirectOutput(logFile.toFile());
-            services.add(pb.start());
-            step("%s starting on :%s (log: %s)", service[0], service[1], root.relativize(logFile));
+            launch(root, service[0], Integer.parseInt(service[1]), args);
         }
-        for (String port : List.of("9081", "9082", "9083")) {
-            awaitReady(port);
+        for (int management : List.of(9081, 9082, 9083)) {
+            awaitReady(port(management));
         }
         step("all three services ready");
+
+        // the console reads as a member of loadflow_reader (made by the migrations), never as the owner
+        sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + CONSOLE_ROLE + "') THEN CREATE ROLE "
+                + CONSOLE_ROLE + " LOGIN IN ROLE loadflow_reader; END IF; END $$");
+        sql("ALTER ROLE " + CONSOLE_ROLE + " PASSWORD '" + consolePassword + "'");
+        List<String> console = new ArrayList<>(common);
+        console.addAll(List.of(
+                "-Dquarkus.datasource.username=" + CONSOLE_ROLE,
+                "-Dquarkus.datasource.password=" + consolePassword,
+                "-Dloadflow.console.worker-url=http://127.0.0.1:" + port(8081),
+                "-Dloadflow.console.dispatcher-url=http://127.0.0.1:" + port(8082),
+                "-Dloadflow.console.cookie-secure=false"));
+        launch(root, "ops-console", 8084, console);
+        awaitReady(port(9084));
+        step("ops console ready: %s (sign in with a JWT printed below, or the break-glass token)", consoleUrl());
     }
 
-    private void demo() throws Exception {
+    private void launch(Path root, String service, int localPort, List<String> options) throws IOException {
+        File jar = root.resolve(service).resolve("target/quarkus-app/quarkus-run.jar").toFile();
+        if (!jar.isFile()) {
+            throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
+        }
+        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx256m",
+                "-Dquarkus.http.port=" + port(localPort),
+                "-Dquarkus.management.port=" + port(localPort + 1000)));
+        command.addAll(options);
+        command.addAll(List.of("-jar", jar.getPath()));
+        Path logFile = root.resolve(service).resolve(this.options.portOffset() == 0 ? "target/local-run.log"
+                : "target/local-run-" + this.options.portOffset() + ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
+        services.add(pb.start());
+        step("%s starting on :%d (log: %s)", service, port(localPort), root.relativize(logFile));
+    }
+
+    /** Tells the ADR's story of load {@value #LOAD} through the ingest API and prints what the services say of it. */
+    public void demo() throws Exception {
         OUT.printf("%n== the demo story of load %s (client A, retry-after %ss instead of 30 min) ==%n",
-                LOAD, RETRY_AFTER.toSeconds());
+                LOAD, options.retryAfter().toSeconds());
         ingest("LoadAssigned", """
                 {"eventId": "assign_1", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:55:00Z",
                  "payload": {"clientId": "client-a", "driverPhone": "+15550100", "stage": "dispatched"}}""");
@@ -163,15 +248,15 @@ public final class LocalRun {
                 {"eventId": "ping_0700", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z", "correlationId": "demo-1",
                  "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""");
         awaitDeliveries("sms", 1, Duration.ofSeconds(20));
-        step("…the driver does not answer; the timer fires after %ss", RETRY_AFTER.toSeconds());
-        awaitDeliveries("sms", 2, RETRY_AFTER.plusSeconds(20));
+        step("…the driver does not answer; the timer fires after %ss", options.retryAfter().toSeconds());
+        awaitDeliveries("sms", 2, options.retryAfter().plusSeconds(20));
         ingest("the driver's answer (InboundSms)", """
                 {"eventId": "sms_0715", "type": "InboundSms", "occurredAt": "2026-11-30T07:15:00Z",
                  "payload": {"from": "+15550100", "text": "ETA 9:30, traffic on I-90"}}""");
         awaitDeliveries("slack", 1, Duration.ofSeconds(20));
         Thread.sleep(1_500);
 
-        JsonNode load = JsonReader.parse(get("http://127.0.0.1:8081/loads/" + LOAD, operator)).node();
+        JsonNode load = JsonReader.parse(get("http://127.0.0.1:" + port(8081) + "/loads/" + LOAD, operator)).node();
         OUT.printf("%n== GET /loads/%s: version %d, open asks %d, closed %s ==%n", LOAD, load.path("version").asLong(),
                 load.path("state").path("openAsks").size(), load.path("state").path("closedAsks"));
         for (JsonNode entry : load.path("log")) {
@@ -181,7 +266,7 @@ public final class LocalRun {
                     : entry.path("entryId").asText();
             OUT.printf("%4d  %-17s %s%n", entry.path("seq").asLong(), entry.path("type").asText(), detail);
         }
-        String timers = get("http://127.0.0.1:8083/admin/timers?loadId=" + LOAD, viewer);
+        String timers = get("http://127.0.0.1:" + port(8083) + "/admin/timers?loadId=" + LOAD, viewer);
         OUT.printf("%n== GET /admin/timers?loadId=%s (timer-pump) ==%n", LOAD);
         for (JsonNode t : JsonReader.parse(timers).node().path("timers")) {
             OUT.printf("  %s  %s  fire at %s%n", t.path("timerId").asText(), t.path("status").asText(), t.path("fireAt").asText());
@@ -189,7 +274,13 @@ public final class LocalRun {
     }
 
     private void ingest(String what, String json) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:8081/loads/" + LOAD + "/events"))
+        ingest(LOAD, what, json);
+    }
+
+    /** Sends an event of {@code loadId} through the ingest API, as the demo's source. */
+    public void ingest(String loadId, String what, String json) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(8081) + "/loads/"
+                        + loadId + "/events"))
                 .header("Content-Type", "application/json").header("Authorization", "Bearer " + ingestToken).POST(HttpRequest.BodyPublishers.ofString(json)).build(),
                 HttpResponse.BodyHandlers.ofString());
         step("POST %s → %d %s", what, response.statusCode(), response.body());
@@ -205,7 +296,7 @@ public final class LocalRun {
         }
     }
 
-    private void awaitReady(String port) throws Exception {
+    private void awaitReady(int port) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (System.nanoTime() < deadline) {
             for (Process p : services) {
@@ -231,8 +322,9 @@ public final class LocalRun {
     private void printCredentials() {
         OUT.printf("""
 
-                Everything keeps running until Ctrl-C: the API on :8081, :8082, :8083; health and metrics
-                on :9081, :9082, :9083 (/q/health, /q/metrics); the channel simulator on :8090.
+                Everything keeps running until Ctrl-C: the API on :8081, :8082, :8083; the ops console on
+                http://127.0.0.1:8084 (sign in with $OPERATOR or $VIEWER); health and metrics on :9081, :9082,
+                :9083, :9084 (/q/health, /q/metrics); the channel simulator on :8090.
                 Credentials of this run (the JWTs are valid for 12 hours):
                   export INGEST_TOKEN=%s
                   export VIEWER=%s
@@ -290,7 +382,7 @@ public final class LocalRun {
     }
 
     /** Stops every process it started: the services (SIGTERM, then kill), the simulator, PostgreSQL. */
-    private synchronized void stop() {
+    public synchronized void stop() {
         for (Process p : services) {
             p.destroy();
         }

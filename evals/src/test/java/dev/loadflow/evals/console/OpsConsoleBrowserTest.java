@@ -1,0 +1,192 @@
+package dev.loadflow.evals.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.loadflow.evals.local.LocalRun;
+import dev.loadflow.model.json.JsonReader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The operator console in a real headless Chromium, against the packaged services as they
+ * are deployed (separate processes, real HTTP, PostgreSQL): the ADR story's load page, a held
+ * load skipped from its page, and what a viewer may not do. Needs Debian's {@code chromium}
+ * and {@code chromium-driver}; {@code .ci/run} installs them and sets
+ * {@code LOADFLOW_BROWSER_TESTS=required}, without which a machine lacking them skips this class.
+ */
+class OpsConsoleBrowserTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final String HELD_LOAD = "481299";
+
+    private static LocalRun stack;
+    private static ChromeDriver browser;
+    private static Path profile;
+
+    @BeforeAll
+    static void startTheStackAndTheBrowser() throws Exception {
+        boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (!installed && "required".equals(System.getenv("LOADFLOW_BROWSER_TESTS"))) {
+            throw new IllegalStateException("browser tests are required and " + CHROMIUM + " or " + CHROMEDRIVER
+                    + " is missing: apt-get install chromium chromium-driver");
+        }
+        assumeTrue(installed, "no chromium and chromedriver here: apt-get install chromium chromium-driver");
+        stack = new LocalRun(new LocalRun.Options(ROOT, 200, Duration.ofSeconds(3),
+                List.of("-Dloadflow.worker.hold-recheck=PT2S")));
+        stack.start();
+        stack.demo();
+
+        profile = Files.createTempDirectory("loadflow-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1280,2200", "--user-data-dir=" + profile);
+        ChromeDriverService driver = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(driver, options);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (stack != null) {
+            stack.stop();
+        }
+    }
+
+    @BeforeEach
+    void signedOut() {
+        browser.manage().deleteAllCookies();
+    }
+
+    /** Opens {@code path}, is sent to the sign-in page, pastes {@code token}, and is sent back. */
+    private void signInAndOpen(String token, String path) {
+        browser.get(stack.consoleUrl() + path);
+        assertThat(browser.getCurrentUrl()).as("sent to sign in first").contains("/sign-in");
+        browser.findElement(By.id("token")).sendKeys(token);
+        browser.findElement(By.cssSelector("#sign-in button[type=submit]")).click();
+        await().atMost(Duration.ofSeconds(10)).until(() -> browser.getCurrentUrl().endsWith(path));
+    }
+
+    private List<WebElement> entries() {
+        return browser.findElements(By.cssSelector("#timeline > li"));
+    }
+
+    @Test
+    void theAdrStorysLoadPageShowsEveryEntryInOrderWithItsOutboxRowsAndTimers() throws Exception {
+        JsonNode truth = JsonReader.parse(get("http://127.0.0.1:8281/loads/" + LocalRun.LOAD, stack.operator())).node();
+
+        signInAndOpen(stack.operator(), "/loads/" + LocalRun.LOAD);
+
+        List<String> shown = new ArrayList<>();
+        for (WebElement entry : entries()) {
+            shown.add(entry.getAttribute("data-seq") + " " + entry.getAttribute("data-type"));
+        }
+        List<String> logged = new ArrayList<>();
+        truth.path("log").forEach(e -> logged.add(e.path("seq").asText() + " " + e.path("type").asText()));
+        assertThat(shown).as("every entry of the log, in its order").isEqualTo(logged);
+        assertThat(shown).extracting(s -> s.substring(s.indexOf(' ') + 1)).containsSubsequence(
+                "LoadAssigned", "LocationPing", "DecisionRecorded", "TimerFired", "DecisionRecorded", "InboundSms", "DecisionRecorded");
+
+        List<WebElement> sms = browser.findElements(By.cssSelector("#timeline li.decision tr.outbox-row[data-action=send_sms]"));
+        assertThat(sms).as("the first SMS and the one the timer sent").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(sms).allSatisfy(row -> {
+            assertThat(row.getAttribute("data-status")).isEqualTo("dispatched");
+            assertThat(row.findElements(By.tagName("td")).get(4).getText()).as("the provider's receipt").isNotBlank();
+        });
+        assertThat(browser.findElements(By.cssSelector("#timers tr.timer[data-status=fired]"))).as("the retry timer fired").isNotEmpty();
+        assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+15550100");
+
+        Path shot = ROOT.resolve("evals/target/screenshots/ops-console-load.png");
+        Files.createDirectories(shot.getParent());
+        Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
+        if (Boolean.getBoolean("loadflow.docs.screenshots")) {
+            Files.copy(shot, ROOT.resolve("docs/images/ops-console-load.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        assertThat(Files.size(shot)).isGreaterThan(10_000);
+    }
+
+    @Test
+    void aHeldLoadIsSkippedFromItsPageAndTheEventWaitingBehindItThenAppears() throws Exception {
+        // a message the worker cannot read (clientId is no string), as a broken producer would send it
+        stack.sql("""
+                INSERT INTO load_queue (load_id, message_id, body, enqueued_at) VALUES ('%1$s', 'assign_9',
+                  '{"eventId": "assign_9", "loadId": "%1$s", "type": "LoadAssigned", "payload": {"clientId": 7}}', now());
+                INSERT INTO load_queue_group (load_id, visible_at) VALUES ('%1$s', now()) ON CONFLICT (load_id) DO NOTHING;
+                SELECT pg_notify('loadflow_queue', '%1$s');""".formatted(HELD_LOAD));
+        stack.ingest(HELD_LOAD, "an assignment behind the poison", """
+                {"eventId": "assign_10", "type": "LoadAssigned", "occurredAt": "2026-11-30T08:00:00Z",
+                 "payload": {"clientId": "client-a", "driverPhone": "+15550177", "stage": "dispatched"}}""");
+
+        signInAndOpen(stack.operator(), "/held");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            browser.navigate().refresh();
+            return !browser.findElements(By.cssSelector("tr.held-load[data-load='" + HELD_LOAD + "']")).isEmpty();
+        });
+        browser.findElement(By.linkText(HELD_LOAD)).click();
+        assertThat(browser.findElement(By.id("hold")).getText()).contains("assign_9").contains("unreadable");
+        assertThat(entries()).as("nothing of the load has run").isEmpty();
+
+        browser.findElement(By.cssSelector("#hold .skip-reason")).sendKeys("producer sent a numeric clientId");
+        browser.findElement(By.cssSelector("#hold button.skip")).click();
+
+        assertThat(browser.findElement(By.id("notice")).getText()).contains("Skipped the head message of load " + HELD_LOAD);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            browser.navigate().refresh();
+            return entries().stream().map(e -> e.getAttribute("data-type")).toList()
+                    .containsAll(List.of("MessageSkipped", "LoadAssigned", "DecisionRecorded"));
+        });
+        List<String> types = entries().stream().map(e -> e.getAttribute("data-type")).toList();
+        assertThat(types).startsWith("MessageSkipped", "LoadAssigned");
+        assertThat(entries().getFirst().getText()).contains("by local-operator").contains("producer sent a numeric clientId");
+        assertThat(browser.findElements(By.id("hold"))).as("the hold is over").isEmpty();
+    }
+
+    @Test
+    void aViewerSeesMaskedPhonesAndNoButtonThatChangesAnything() {
+        signInAndOpen(stack.viewer(), "/loads/" + LocalRun.LOAD);
+
+        assertThat(browser.findElement(By.id("who")).getText()).contains("local-viewer").contains("viewer");
+        assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+1555***0100");
+        assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();
+        browser.get(stack.consoleUrl() + "/held");
+        assertThat(browser.findElements(By.cssSelector("main button"))).isEmpty();
+        browser.get(stack.consoleUrl() + "/dead");
+        assertThat(browser.findElements(By.id("replay-preview"))).isEmpty();
+        assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();
+    }
+
+    private static String get(String url, String token) throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        }
+    }
+}
