@@ -132,7 +132,7 @@ class ManifestsTest {
         assertThat(objects).extracting(HasMetadata::getKind).contains("Deployment", "Service", "PodDisruptionBudget",
                 "Job", "ConfigMap", "NetworkPolicy", "ScaledObject", "TriggerAuthentication", "ServiceMonitor", "PrometheusRule");
         assertThat(ofType(objects, Deployment.class)).extracting(d -> d.getMetadata().getName())
-                .containsExactlyInAnyOrder("load-worker", "outbox-dispatcher", "timer-pump");
+                .containsExactlyInAnyOrder("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
         for (String extra : List.of("hpa.yaml")) {
             for (ObjectNode node : Kustomize.readAll(K8S.resolve("extras").resolve(extra))) {
                 assertThat(typed(node).getKind()).isEqualTo("HorizontalPodAutoscaler");
@@ -194,6 +194,39 @@ class ManifestsTest {
             assertThat(d.getSpec().getTemplate().getSpec().getVolumes()).as(d.getMetadata().getName())
                     .extracting(v -> v.getConfigMap() == null ? "" : v.getConfigMap().getName()).contains("loadflow-jwt");
         }
+    }
+
+    @Test
+    void nothingButTheIngressReachesTheConsoleAndItReachesOnlyTheAdminApisAndTheDatabase() throws IOException {
+        List<HasMetadata> objects = typed("jvm");
+        Map<String, NetworkPolicy> policies = ofType(objects, NetworkPolicy.class).stream()
+                .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
+        NetworkPolicy console = policies.get("ops-console");
+
+        assertThat(console.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/name", "ops-console");
+        assertThat(console.getSpec().getIngress()).extracting(rule -> rule.getFrom().getFirst().getNamespaceSelector()
+                        .getMatchLabels().get("kubernetes.io/metadata.name") + ":" + rule.getPorts().getFirst().getPort().getIntVal())
+                .containsExactlyInAnyOrder("ingress-nginx:8080", "monitoring:9000");
+        assertThat(console.getSpec().getEgress()).extracting(rule -> rule.getPorts().stream()
+                        .map(p -> p.getPort().getIntVal()).toList())
+                .containsExactlyInAnyOrder(List.of(53, 53), List.of(5432), List.of(8080));
+        var toApis = console.getSpec().getEgress().stream().filter(rule -> rule.getTo() != null && !rule.getTo().isEmpty())
+                .findFirst().orElseThrow().getTo().getFirst().getPodSelector().getMatchExpressions().getFirst();
+        assertThat(toApis.getValues()).containsExactlyInAnyOrder("load-worker", "outbox-dispatcher");
+        assertThat(policies.get("loadflow").getSpec().getPodSelector().getMatchExpressions())
+                .as("the services' policy, which lets the namespace in, leaves the console out")
+                .anySatisfy(e -> assertThat(e.getOperator() + e.getValues()).isEqualTo("NotIn[ops-console]"));
+
+        var ingress = ofType(objects, io.fabric8.kubernetes.api.model.networking.v1.Ingress.class).getFirst();
+        assertThat(ingress.getSpec().getRules().getFirst().getHttp().getPaths().getFirst().getBackend().getService().getName())
+                .isEqualTo("ops-console");
+        assertThat(ingress.getSpec().getTls()).isNotEmpty();
+        Deployment deployment = ofType(objects, Deployment.class).stream()
+                .filter(d -> d.getMetadata().getName().equals("ops-console")).findFirst().orElseThrow();
+        assertThat(deployment.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnvFrom())
+                .extracting(e -> e.getSecretRef() == null ? "config:" + e.getConfigMapRef().getName() : "secret:" + e.getSecretRef().getName())
+                .as("its own database login, not the services' secrets").containsExactly("config:loadflow-config",
+                        "secret:loadflow-console-secrets");
     }
 
     @Test
