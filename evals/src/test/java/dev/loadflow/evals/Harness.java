@@ -108,6 +108,7 @@ public final class Harness implements AutoCloseable {
     private final Pool pool;
     private final WorkerMetrics workerMetrics;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final SimpleMeterRegistry workerRegistry = new SimpleMeterRegistry();
     private final ChannelClients clients;
     private final ChannelGuards guards;
     private final DispatcherMetrics dispatcherMetrics;
@@ -142,7 +143,7 @@ public final class Harness implements AutoCloseable {
         timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30), Wakeups.NONE);
         queue = queues.create(pool, clock);
         alerts = new PgOpsAlerts(pool);
-        workerMetrics = new WorkerMetrics(new SimpleMeterRegistry());
+        workerMetrics = new WorkerMetrics(workerRegistry);
         tracerProvider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build();
         traces = new Traces(OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build());
         held = new PgHeldLoads(pool, clock);
@@ -215,14 +216,32 @@ public final class Harness implements AutoCloseable {
         return new Harness(name, start, queues);
     }
 
-    /** The SOP of client A: 30 minutes between attempts, 3 attempts. */
+    /** Client A's rules: 30 minutes between attempts, 3 attempts. */
+    static final SopRules CLIENT_A = new SopRules(Duration.ofMinutes(30), 3,
+            "Dispatch here about load {loadId}: what is your ETA? (attempt {attempt})", "#hero-desk");
+
+    /** The SOP of client A. */
     static SopPolicy sop() {
-        return new SopPolicy(client -> new SopRules(Duration.ofMinutes(30), 3,
-                "Dispatch here about load {loadId}: what is your ETA? (attempt {attempt})", "#hero-desk"));
+        return new SopPolicy(client -> CLIENT_A);
     }
 
     LoadRun workerWith(DecisionPolicy policy) {
-        return new LoadRun(events, policy, clock, LoadLock.NONE, 5, workerMetrics, 10_000, traces);
+        return workerWith(policy, LoadLock.NONE);
+    }
+
+    /** A worker run of its own (e.g. to race another), with {@code lock} around each run. */
+    LoadRun workerWith(DecisionPolicy policy, LoadLock lock) {
+        return new LoadRun(events, policy, clock, lock, 5, workerMetrics, 10_000, traces);
+    }
+
+    /** The advisory lock per load the worker takes with {@code loadflow.worker.load-lock.enabled}. */
+    LoadLock advisoryLock() {
+        return new dev.loadflow.worker.lock.PgLoadLock(pool);
+    }
+
+    /** The worker's meters (runs, conflicts, wasted model decisions). */
+    io.micrometer.core.instrument.MeterRegistry workerRegistry() {
+        return workerRegistry;
     }
 
     /**

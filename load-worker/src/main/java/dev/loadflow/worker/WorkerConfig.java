@@ -5,6 +5,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /** The load worker's loop and runs ({@code loadflow.worker.*}). */
 @ConfigMapping(prefix = "loadflow.worker")
@@ -99,8 +100,8 @@ public interface WorkerConfig {
         /**
          * Take a PostgreSQL advisory lock per load for the run, and skip the run (retry shortly)
          * when another holds it. Only saves wasted policy calls; correctness never depends on it.
+         * Unset: on with the LLM policy (a model call is slow and paid), off with the SOP.
          */
-        @WithDefault("false")
-        boolean enabled();
+        Optional<Boolean> enabled();
     }
 }

@@ -1,5 +1,6 @@
 package dev.loadflow.worker;
 
+import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.service.store.QueueConfig;
@@ -8,6 +9,9 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.worker.agent.AgentMetrics;
+import dev.loadflow.worker.agent.AgentPolicy;
+import dev.loadflow.worker.agent.PolicyConfig;
 import dev.loadflow.worker.consume.QueueConsumer;
 import dev.loadflow.worker.hold.HeldRepairs;
 import dev.loadflow.worker.hold.PoisonGate;
@@ -25,6 +29,8 @@ import jakarta.inject.Singleton;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /** Wires the plain-Java run and consumer to the Quarkus pool, config and registry. */
 @ApplicationScoped
@@ -38,18 +44,39 @@ public class WorkerProducers {
         return new WorkerMetrics(registry);
     }
 
-    /** The SOP policy; an LLM agent would replace this bean. */
+    /**
+     * The policy {@code loadflow.policy.kind} names: the SOP (default), or an OpenAI-compatible
+     * model with the SOP as its fallback. Both sit behind the deterministic filter.
+     */
     @Produces
     @Singleton
     @DefaultBean
-    DecisionPolicy policy(SopConfig sop) {
-        return new SopPolicy(sop::rulesFor);
+    DecisionPolicy policy(SopConfig sop, PolicyConfig policy, WorkerConfig worker, MeterRegistry registry) {
+        if (policy.kind() == PolicyConfig.Kind.SOP) {
+            return new SopPolicy(sop::rulesFor);
+        }
+        PolicyConfig.Llm llm = policy.llm();
+        String baseUrl = llm.baseUrl().orElseThrow(() -> new IllegalStateException(
+                "loadflow.policy.kind=llm needs loadflow.policy.llm.base-url (an OpenAI-compatible API, e.g. https://host/v1)"));
+        String model = llm.model().orElseThrow(() -> new IllegalStateException(
+                "loadflow.policy.kind=llm needs loadflow.policy.llm.model"));
+        if (llm.timeout().multipliedBy(2).compareTo(worker.runDeadline()) >= 0) {
+            throw new IllegalStateException("loadflow.policy.llm.timeout (" + llm.timeout() + ") must be less than half of "
+                    + "loadflow.worker.run-deadline (" + worker.runDeadline() + "): an answer and its retry must fit in a run, "
+                    + "with time left for the SOP's fallback");
+        }
+        OpenAiChatModel chat = OpenAiChatModel.builder().baseUrl(baseUrl).apiKey(llm.apiKey().orElse("none"))
+                .modelName(model).timeout(llm.timeout()).maxRetries(0).temperature(0.0).build();
+        return new AgentPolicy(chat, model, sop::rulesFor, client -> Stream.of(llm.instructions(),
+                        Optional.ofNullable(client).map(llm.clients()::get).flatMap(PolicyConfig.Llm.Client::instructions))
+                .flatMap(Optional::stream).reduce((a, b) -> a + "\n" + b).orElse(null), new AgentMetrics(registry));
     }
 
+    /** The advisory lock per load: {@code loadflow.worker.load-lock.enabled}, on by default with the LLM policy. */
     @Produces
     @Singleton
-    LoadLock loadLock(WorkerConfig config, Pool pool) {
-        return config.loadLock().enabled() ? new PgLoadLock(pool) : LoadLock.NONE;
+    LoadLock loadLock(WorkerConfig config, PolicyConfig policy, Pool pool) {
+        return config.loadLock().enabled().orElse(policy.kind() == PolicyConfig.Kind.LLM) ? new PgLoadLock(pool) : LoadLock.NONE;
     }
 
     @Produces

@@ -195,6 +195,7 @@ public final class LoadRun {
                 if (behind.contains(loadId)) {
                     // the load's log moved since the batch read it: a conflict, run again on its own
                     metrics.conflict();
+                    discarded(decisions.get(loadId));
                     try (LogContext logged = logContext(batch.get(i), spans[i])) {
                         LOG.infof("conflict: load %s's log moved past version %d while %s was decided in a batch; re-deciding",
                                 loadId, appends.get(k).expectedVersion(), batch.get(i).eventId());
@@ -208,6 +209,7 @@ public final class LoadRun {
                 }
             }
         } catch (BatchAppendRejectedException e) {
+            appending.forEach(i -> discarded(decisions.get(batch.get(i).loadId())));
             alone.addAll(appending);
         } finally {
             appendSpans.forEach(Span::end);
@@ -259,6 +261,7 @@ public final class LoadRun {
             } catch (ConcurrencyConflictException e) {
                 conflicts++;
                 metrics.conflict();
+                discarded(decision);
                 LOG.infof("conflict: load %s's log moved past version %d while %s was decided (conflict %d); re-deciding",
                         event.loadId(), version, event.eventId(), conflicts);
             } catch (DuplicateEntryException e) {
@@ -286,7 +289,14 @@ public final class LoadRun {
 
     private static DecisionRecorded record(InboundEvent event, Decision decision, Instant now) {
         return DecisionRecorded.decided(event, now, decision.actions(), decision.needsHeroTask(), decision.reason(),
-                decision.closedAsks());
+                decision.closedAsks(), decision.provenance());
+    }
+
+    /** A decision that will not be logged (its append lost a race): a model asked for it was asked in vain. */
+    private void discarded(DecisionRecorded decision) {
+        if (decision.provenance() != null && decision.provenance().askedModel()) {
+            metrics.wastedModelCall();
+        }
     }
 
     /** Keeps the state after this run's own append, so the next run of the load reads nothing it wrote. */

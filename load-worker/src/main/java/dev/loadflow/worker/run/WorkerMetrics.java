@@ -22,6 +22,7 @@ public final class WorkerMetrics {
     private final Counter parked;
     private final Counter held;
     private final Counter duplicateActionKeys;
+    private final Counter wastedModelCalls;
     private final DistributionSummary batches;
 
     public WorkerMetrics(MeterRegistry registry) {
@@ -45,6 +46,10 @@ public final class WorkerMetrics {
         duplicateActionKeys = Counter.builder("loadflow.worker.duplicate.action.keys")
                 .description("Decisions that repeated an action key (a decision bug; each decided again as one Hero task)")
                 .register(registry);
+        wastedModelCalls = Counter.builder("loadflow.policy.llm.wasted.decisions")
+                .description("Decisions a model was asked for that were not logged: their run lost a race for the load "
+                        + "(a conflict), so the load was decided again")
+                .register(registry);
         batches = DistributionSummary.builder("loadflow.worker.batch.size")
                 .description("Messages run together from one receive (one log read and one append for them all)")
                 .register(registry);
@@ -52,6 +57,10 @@ public final class WorkerMetrics {
 
     public void batch(int size) {
         batches.record(size);
+    }
+
+    void wastedModelCall() {
+        wastedModelCalls.increment();
     }
 
     void conflict() {

@@ -12,11 +12,13 @@ import java.util.Objects;
  * and the outbox rows of its {@code actions}. A {@code filtered} decision is a noop the
  * deterministic filter took without calling the policy (a duplicate, a delivered outcome, a
  * stale timer, a Hero-channel failure). {@code closedAsks} lists the asks this decision ends
- * (answered, or escalated to a Hero).
+ * (answered, or escalated to a Hero). {@code provenance} says who decided (the SOP, the model,
+ * or the SOP after the model failed) and what a model's decision cost; it is null for a
+ * filtered decision and for decisions logged before it was recorded.
  */
 public record DecisionRecorded(String eventId, String loadId, Instant decidedAt, String correlationId,
                                List<Action> actions, boolean filtered, boolean needsHeroTask, String reason,
-                               List<String> closedAsks) implements LogEntry {
+                               List<String> closedAsks, Provenance provenance) implements LogEntry {
 
     public static final String TYPE = "DecisionRecorded";
 
@@ -32,17 +34,30 @@ public record DecisionRecorded(String eventId, String loadId, Instant decidedAt,
         }
     }
 
+    /** A decision without its provenance (filtered, or as logged before provenance was recorded). */
+    public DecisionRecorded(String eventId, String loadId, Instant decidedAt, String correlationId, List<Action> actions,
+                            boolean filtered, boolean needsHeroTask, String reason, List<String> closedAsks) {
+        this(eventId, loadId, decidedAt, correlationId, actions, filtered, needsHeroTask, reason, closedAsks, null);
+    }
+
     /** A filtered noop on {@code event}: no policy call, no actions. */
     public static DecisionRecorded filtered(InboundEvent event, Instant decidedAt, String reason) {
         return new DecisionRecorded(event.eventId(), event.loadId(), decidedAt, event.correlationId(),
                 List.of(), true, false, reason, List.of());
     }
 
-    /** A decision of the policy on {@code event}. */
+    /** A decision of the SOP on {@code event}. */
     public static DecisionRecorded decided(InboundEvent event, Instant decidedAt, List<Action> actions,
                                            boolean needsHeroTask, String reason, List<String> closedAsks) {
+        return decided(event, decidedAt, actions, needsHeroTask, reason, closedAsks, Provenance.BY_SOP);
+    }
+
+    /** A decision of the policy on {@code event}, taken by {@code provenance}. */
+    public static DecisionRecorded decided(InboundEvent event, Instant decidedAt, List<Action> actions,
+                                           boolean needsHeroTask, String reason, List<String> closedAsks,
+                                           Provenance provenance) {
         return new DecisionRecorded(event.eventId(), event.loadId(), decidedAt, event.correlationId(),
-                actions, false, needsHeroTask, reason, closedAsks);
+                actions, false, needsHeroTask, reason, closedAsks, Objects.requireNonNull(provenance, "provenance"));
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.event.MessageSkipped;
+import dev.loadflow.model.event.Provenance;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +48,30 @@ public final class LogCodec {
         json.put("filtered", d.filtered()).put("needsHeroTask", d.needsHeroTask()).put("reason", d.reason());
         ArrayNode closed = json.putArray("closedAsks");
         d.closedAsks().forEach(closed::add);
+        Provenance p = d.provenance();
+        if (p != null) {
+            json.put("decidedBy", p.decidedBy());
+            if (p.askedModel()) {
+                ObjectNode agent = json.putObject("agent").put("model", p.model()).put("promptHash", p.promptHash())
+                        .put("tokensIn", p.tokensIn()).put("tokensOut", p.tokensOut()).put("latencyMs", p.latencyMillis());
+                EventCodec.putIfSet(agent, "note", p.note());
+            }
+        }
         return json;
+    }
+
+    private static Provenance decodeProvenance(JsonReader r) {
+        String decidedBy = r.optionalText("decidedBy");
+        if (decidedBy == null) {
+            return null;
+        }
+        JsonNode agent = r.node().path("agent");
+        if (agent.isMissingNode()) {
+            return decidedBy.equals(Provenance.SOP) ? Provenance.BY_SOP : new Provenance(decidedBy, null, null, 0, 0, 0, null);
+        }
+        return new Provenance(decidedBy, agent.path("model").asText(), agent.path("promptHash").asText(),
+                agent.path("tokensIn").asLong(), agent.path("tokensOut").asLong(), agent.path("latencyMs").asLong(),
+                agent.hasNonNull("note") ? agent.path("note").asText() : null);
     }
 
     private static DecisionRecorded decodeDecision(JsonReader r) {
@@ -61,7 +85,7 @@ public final class LogCodec {
         }
         return new DecisionRecorded(r.text("eventId"), r.text("loadId"), r.instant("decidedAt"),
                 r.optionalText("correlationId"), actions, r.bool("filtered"), r.bool("needsHeroTask"),
-                r.anyText("reason"), closed);
+                r.anyText("reason"), closed, decodeProvenance(r));
     }
 
     private static ObjectNode encodeSkipped(MessageSkipped s) {

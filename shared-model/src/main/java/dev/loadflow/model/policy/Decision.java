@@ -3,6 +3,7 @@ package dev.loadflow.model.policy;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Urgency;
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.Provenance;
 import dev.loadflow.model.id.ActionKey;
 
 import java.util.List;
@@ -10,15 +11,27 @@ import java.util.Objects;
 
 /**
  * What a policy decided about one event: the actions to take (they become outbox rows in the
- * same transaction as the log entries), whether a human must look, why, and which asks the
- * decision ends.
+ * same transaction as the log entries), whether a human must look, why, which asks the
+ * decision ends, and who decided ({@link Provenance}).
  */
-public record Decision(List<Action> actions, boolean needsHeroTask, String reason, List<String> closedAsks) {
+public record Decision(List<Action> actions, boolean needsHeroTask, String reason, List<String> closedAsks,
+                       Provenance provenance) {
 
     public Decision {
         actions = List.copyOf(actions);
         closedAsks = List.copyOf(closedAsks);
         Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(provenance, "provenance");
+    }
+
+    /** A decision of the deterministic SOP. */
+    public Decision(List<Action> actions, boolean needsHeroTask, String reason, List<String> closedAsks) {
+        this(actions, needsHeroTask, reason, closedAsks, Provenance.BY_SOP);
+    }
+
+    /** The same decision, said to be taken by {@code provenance}. */
+    public Decision by(Provenance provenance) {
+        return new Decision(actions, needsHeroTask, reason, closedAsks, provenance);
     }
 
     /** Nothing to do. */

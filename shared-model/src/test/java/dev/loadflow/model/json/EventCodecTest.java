@@ -5,6 +5,7 @@ import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.OutcomeStatus;
+import dev.loadflow.model.event.Provenance;
 import dev.loadflow.model.event.Risk;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
@@ -119,6 +120,27 @@ class EventCodecTest {
 
         assertThat(LogCodec.decode("decision", LogCodec.encode(decision))).isEqualTo(decision);
         assertThat(LogCodec.decode("event", LogCodec.encode(ping))).isEqualTo(ping);
+    }
+
+    @Test
+    void whoDecidedIsKeptWithTheDecisionAndAnOlderEntryWithoutItStillReads() {
+        InboundEvent ping = new InboundEvent("ping_0700", "481207", RECEIVED, RECEIVED, "c-1", null,
+                new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6));
+        DecisionRecorded byModel = DecisionRecorded.decided(ping, RECEIVED, List.of(), false, "low risk", List.of(),
+                Provenance.llm("gpt-x", "0123456789ab", 420, 35, 812));
+        DecisionRecorded fallback = DecisionRecorded.decided(ping, RECEIVED, List.of(), false, "low risk", List.of(),
+                Provenance.fallback("gpt-x", "0123456789ab", 840, 70, 20_001, "the model did not answer in time"));
+        DecisionRecorded bySop = DecisionRecorded.decided(ping, RECEIVED, List.of(), false, "low risk", List.of());
+
+        for (DecisionRecorded decision : List.of(byModel, fallback, bySop)) {
+            assertThat(LogCodec.decode("decision", LogCodec.encode(decision))).isEqualTo(decision);
+        }
+        assertThat(LogCodec.encode(fallback)).contains("\"decidedBy\":\"sop-fallback\"")
+                .contains("\"note\":\"the model did not answer in time\"").contains("\"tokensIn\":840");
+        String older = LogCodec.encode(bySop).replace(",\"decidedBy\":\"sop\"", "");
+        assertThat(((DecisionRecorded) LogCodec.decode("decision", older)).provenance()).isNull();
+        assertThatThrownBy(() -> new Provenance("llm", null, null, 0, 0, 0, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names the model");
     }
 
     @Test
