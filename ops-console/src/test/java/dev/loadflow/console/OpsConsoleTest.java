@@ -115,7 +115,22 @@ class OpsConsoleTest {
                 "data-action=\"send_sms\"", "Timers", "tmr:" + load + ":ask:eta_request:ping_0700:1");
         assertThat(html).contains("risk: high").contains("test decision").contains("+15550100")
                 .contains("href=\"http://traces.example/trace/4bf92f3577b34da6a3ce929d0e0e4736\"")
-                .contains("data-status=\"scheduled\"");
+                .contains("data-status=\"scheduled\"").contains("decided by sop, actions: send_sms, set_timer");
+    }
+
+    @Test
+    void aDecisionTheSopTookForAModelSaysWhichModelWhatItCostAndWhy() {
+        String load = newLoadId();
+        InboundEvent ping = ping(load, "ping_0700", T0);
+        new PgEventStore(owner, clock, new PgWakeups(owner)).append(load, List.of(ping,
+                dev.loadflow.model.event.DecisionRecorded.decided(ping, T0, List.of(), false, "high-risk ping on an unassigned load",
+                        List.of(), dev.loadflow.model.event.Provenance.fallback("dispatcher-7b", "0123456789ab", 840, 70, 20_004,
+                                "the model did not answer in time"))), 0, List.of());
+
+        String html = page(TestCallers.viewer(), "/loads/" + load).body().asString();
+
+        assertThat(html).contains("decided by sop-fallback (model dispatcher-7b, prompt 0123456789ab, 910 tokens, 20004 ms; "
+                + "the model did not answer in time)");
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.event.MessageSkipped;
+import dev.loadflow.model.event.Provenance;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.model.json.LogCodec;
 import dev.loadflow.model.log.LoadLog;
@@ -88,7 +89,7 @@ public class LoadStories {
             }
             case DecisionRecorded decision -> {
                 summary = (decision.filtered() ? "filtered: " : "") + decision.reason();
-                detail = "decided by " + body.path("decidedBy").asText("sop")
+                detail = decidedBy(decision)
                         + (decision.actions().isEmpty() ? ", no actions"
                         : ", actions: " + decision.actions().stream().map(a -> a.type().wire()).collect(Collectors.joining(", ")))
                         + (decision.closedAsks().isEmpty() ? "" : "; closes " + String.join(", ", decision.closedAsks()));
@@ -129,6 +130,23 @@ public class LoadStories {
         }
         String traceId = traceparent.substring(3, 35);
         return new LoadStory.TraceLink(traceId, config.traceUrl().map(url -> url.replace("{traceId}", traceId)).orElse(null));
+    }
+
+    /** Who decided: the filter, the SOP, or a model (which, what it cost, and why the SOP took over when it did). */
+    private static String decidedBy(DecisionRecorded decision) {
+        if (decision.filtered()) {
+            return "decided by the filter";
+        }
+        Provenance p = decision.provenance();
+        if (p == null) {
+            return "decided by sop";
+        }
+        if (!p.askedModel()) {
+            return "decided by " + p.decidedBy();
+        }
+        return "decided by " + p.decidedBy() + " (model " + p.model() + ", prompt " + p.promptHash() + ", "
+                + (p.tokensIn() + p.tokensOut()) + " tokens, " + p.latencyMillis() + " ms"
+                + (p.note() == null ? "" : "; " + p.note()) + ")";
     }
 
     /** {@code key: value} pairs of a payload, in their order. */
