@@ -223,6 +223,36 @@ class AgentScenarioTest extends EvalScenario {
         assertThat(logged("dec:ping_0800")).as("the loser's decision is not logged").isOne();
     }
 
+    @Test
+    void aBatchOfLoadsAsksTheModelForEveryLoadAtOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch all = new CountDownLatch(4);
+        AgentPolicy policy = agent(request -> {
+            most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            all.countDown();
+            try {
+                all.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            inFlight.decrementAndGet();
+            return SopLikeModel.answer(request);
+        }, Duration.ofSeconds(20));
+        List<InboundEvent> batch = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            batch.add(EventCodec.parseIngest("48130" + i, """
+                    {"eventId": "assign_1", "type": "LoadAssigned", "occurredAt": "%s",
+                     "payload": {"clientId": "client-a", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(h.clock.instant(), DRIVER),
+                    h.clock.instant()));
+        }
+
+        List<RunOutcome> outcomes = h.workerWith(policy, h.advisoryLock()).processAll(batch);
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsOnly(RunResult.DECIDED);
+        assertThat(most.get()).as("the four loads' model calls at once, not one after another").isEqualTo(4);
+    }
+
     private static InboundEvent ping(String eventId) {
         return EventCodec.parseIngest(LOAD, """
                 {"eventId": "%s", "type": "LocationPing", "occurredAt": "%s",

@@ -116,8 +116,13 @@ final class BenchRig implements AutoCloseable {
 
     /** Starts a load worker with the service's defaults (8 batches of up to 16 at once), the SOP of client A. */
     void startWorker() {
+        startWorker(Harness.sop(), LoadLock.NONE);
+    }
+
+    /** Starts a load worker deciding with {@code policy}, {@code lock} around each run. */
+    void startWorker(dev.loadflow.model.policy.DecisionPolicy policy, LoadLock lock) {
         WorkerMetrics metrics = new WorkerMetrics(registry);
-        LoadRun run = new LoadRun(events, Harness.sop(), CLOCK, LoadLock.NONE, 5, metrics);
+        LoadRun run = new LoadRun(events, policy, CLOCK, lock, 5, metrics);
         PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(pool, CLOCK),
                 new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
         QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(8,
@@ -125,6 +130,11 @@ final class BenchRig implements AutoCloseable {
                 Duration.ofSeconds(1)), CLOCK);
         consumer.start();
         consumers.add(consumer);
+    }
+
+    /** The advisory lock per load (as {@code loadflow.worker.load-lock.enabled}). */
+    LoadLock advisoryLock() {
+        return new dev.loadflow.worker.lock.PgLoadLock(pool, 16); // half the rig's pool of 32
     }
 
     /** Starts one more dispatcher: batches of 50, 32 concurrent sends. */

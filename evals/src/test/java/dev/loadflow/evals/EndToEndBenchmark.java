@@ -159,7 +159,7 @@ class EndToEndBenchmark {
      * runs as fast as it can, and latency is its own, not the length of a backlog the driver
      * piled up (which grows with the run).
      */
-    private static void closedLoop(BenchRig rig, int loads, int eventsPerLoad, Map<String, Long> ingestedAt)
+    static void closedLoop(BenchRig rig, int loads, int eventsPerLoad, Map<String, Long> ingestedAt)
             throws InterruptedException {
         ExecutorService ingesters = Executors.newFixedThreadPool(8);
         AtomicIntegerArray next = new AtomicIntegerArray(loads);
@@ -201,13 +201,13 @@ class EndToEndBenchmark {
         }
     }
 
-    private static void ingest(BenchRig rig, InboundEvent e, Map<String, Long> ingestedAt) {
+    static void ingest(BenchRig rig, InboundEvent e, Map<String, Long> ingestedAt) {
         ingestedAt.put(e.loadId() + "/ask:eta_request:" + e.eventId() + "/1/send_sms", System.nanoTime());
         rig.queue.enqueue(QueueMessage.of(e));
     }
 
     /** Event {@code i} of a load's story: 0 assigned, odd a high-risk ping, even a reply. */
-    private static InboundEvent event(String load, int i) {
+    static InboundEvent event(String load, int i) {
         Instant now = CLOCK.instant();
         EventPayload payload = i == 0 ? new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched")
                 : i % 2 == 1 ? new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6)
@@ -215,7 +215,7 @@ class EndToEndBenchmark {
         return new InboundEvent("e" + i, load, now, now, "c-" + load, null, payload);
     }
 
-    private static double percentile(double[] sorted, double p) {
+    static double percentile(double[] sorted, double p) {
         if (sorted.length == 0) {
             return Double.NaN;
         }

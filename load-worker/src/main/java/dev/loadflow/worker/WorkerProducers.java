@@ -26,6 +26,7 @@ import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -75,8 +76,11 @@ public class WorkerProducers {
     /** The advisory lock per load: {@code loadflow.worker.load-lock.enabled}, on by default with the LLM policy. */
     @Produces
     @Singleton
-    LoadLock loadLock(WorkerConfig config, PolicyConfig policy, Pool pool) {
-        return config.loadLock().enabled().orElse(policy.kind() == PolicyConfig.Kind.LLM) ? new PgLoadLock(pool) : LoadLock.NONE;
+    LoadLock loadLock(WorkerConfig config, PolicyConfig policy, Pool pool,
+                      @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int poolSize) {
+        // each holder keeps a connection for its run and needs another for its work: at most half the pool
+        return config.loadLock().enabled().orElse(policy.kind() == PolicyConfig.Kind.LLM)
+                ? new PgLoadLock(pool, Math.max(1, poolSize / 2)) : LoadLock.NONE;
     }
 
     @Produces

@@ -71,4 +71,41 @@ class LoadLockTest {
             assertThat(again).as("the run released its lease").isNotNull();
         }
     }
+
+    @Test
+    void aBatchOfManyLoadsUnderTheLockRunsSideBySideWithoutTakingEveryConnection() throws Exception {
+        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+        Pool small = PostgresTestResource.current().pool(vertx, 4);
+        try {
+            EventStore store = new dev.loadflow.store.eventlog.PgEventStore(small, clock, new dev.loadflow.store.pg.PgWakeups(small));
+            java.util.concurrent.atomic.AtomicInteger inPolicy = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+            DecisionPolicy slow = (event, state, now) -> {
+                most.accumulateAndGet(inPolicy.incrementAndGet(), Math::max);
+                try {
+                    Thread.sleep(100); // a model's answer takes a while; the lock's connection stays held meanwhile
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inPolicy.decrementAndGet();
+                return policy.decide(event, state, now);
+            };
+            LoadRun run = new LoadRun(store, slow, clock, new PgLoadLock(small, 2), 5, metrics);
+            Instant t = Instant.parse("2026-11-30T07:00:00Z");
+            java.util.List<InboundEvent> batch = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                batch.add(new InboundEvent("assign_1", newLoadId(), t, t, "c-1", null,
+                        new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched")));
+            }
+
+            var outcomes = java.util.concurrent.CompletableFuture.supplyAsync(() -> run.processAll(batch))
+                    .get(60, java.util.concurrent.TimeUnit.SECONDS);
+
+            assertThat(outcomes).extracting(o -> o.result()).containsOnly(RunResult.DECIDED);
+            assertThat(most.get()).as("two loads at a time: as many as the lock lets hold a connection").isEqualTo(2);
+        } finally {
+            small.close();
+            vertx.close();
+        }
+    }
 }

@@ -27,10 +27,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * One run per delivered event (DESIGN.md "Load worker run"): read the load's log, project it
@@ -136,15 +141,19 @@ public final class LoadRun {
      * back); an event whose append cannot go in the batch (its log moved, an entry or action key
      * collided) runs again on its own through {@link #process}, so every event ends exactly as
      * it would alone. With the load lock on, or a load twice in the batch, every event runs on
-     * its own.
+     * its own: the loads side by side (a model's decisions take seconds each, and a batch must
+     * not wait for them one after another), each load's events in their order.
      *
      * @return one outcome per event, in order; {@link RunResult#FAILED} where the run threw
      */
     public List<RunOutcome> processAll(List<InboundEvent> batch) {
         Set<String> loads = new HashSet<>();
         batch.forEach(event -> loads.add(event.loadId()));
-        if (batch.size() == 1 || lock != LoadLock.NONE || loads.size() < batch.size()) {
-            return batch.stream().map(this::processOrFail).toList();
+        if (batch.size() == 1) {
+            return List.of(processOrFail(batch.getFirst()));
+        }
+        if (lock != LoadLock.NONE || loads.size() < batch.size()) {
+            return eachLoadOnItsOwn(batch);
         }
         long start = System.nanoTime();
         Span[] spans = new Span[batch.size()];
@@ -225,6 +234,34 @@ public final class LoadRun {
         }
         for (int i : alone) {
             outcomes[i] = processOrFail(batch.get(i));
+        }
+        return List.of(outcomes);
+    }
+
+    /** Every event through {@link #process}: the loads on virtual threads side by side, a load's events in order. */
+    private List<RunOutcome> eachLoadOnItsOwn(List<InboundEvent> batch) {
+        Map<String, List<Integer>> byLoad = new LinkedHashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            byLoad.computeIfAbsent(batch.get(i).loadId(), load -> new ArrayList<>()).add(i);
+        }
+        RunOutcome[] outcomes = new RunOutcome[batch.size()];
+        ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            List<Future<?>> loads = new ArrayList<>();
+            for (List<Integer> indexes : byLoad.values()) {
+                loads.add(runs.submit(() -> indexes.forEach(i -> outcomes[i] = processOrFail(batch.get(i)))));
+            }
+            for (Future<?> load : loads) {
+                load.get();
+            }
+        } catch (InterruptedException e) {
+            runs.shutdownNow();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("batch of " + batch.size() + " runs abandoned (deadline or shutdown)");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a run of the batch failed outside its own handling", e.getCause());
+        } finally {
+            runs.shutdown();
         }
         return List.of(outcomes);
     }
