@@ -29,7 +29,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
@@ -64,7 +66,12 @@ public final class LocalRun {
      * run's plus {@code portOffset} (so a test's stack does not meet a local run); client A's
      * retry-after; extra {@code -D} options for the load-worker.
      */
-    public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions) {
+    public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console) {
+
+        /** With the console. */
+        public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions) {
+            this(root, portOffset, retryAfter, workerOptions, true);
+        }
 
         /** The local run's: {@code ./run-local} names the repository's root in {@code loadflow.root}. */
         static Options local() {
@@ -74,6 +81,7 @@ public final class LocalRun {
 
     private final Options options;
     private final List<Process> services = new ArrayList<>();
+    private final Map<String, Long> pids = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private final String consolePassword = randomToken();
     private String jdbcUrl;
@@ -129,6 +137,37 @@ public final class LocalRun {
     /** A JWT of {@code local-viewer} (loadflow-viewer). */
     public String viewer() {
         return viewer;
+    }
+
+    /** The process id of each service started, by name. */
+    public Map<String, Long> pids() {
+        return Map.copyOf(pids);
+    }
+
+    /** The channel simulator the services send to. */
+    public ChannelSimulator simulator() {
+        return simulator;
+    }
+
+    /**
+     * Sends one event of {@code loadId} to the ingest API as the demo's source, quietly.
+     *
+     * @return the answer's status
+     */
+    public int post(HttpClient client, String loadId, String json) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(8081) + "/loads/" + loadId + "/events"))
+                        .header("Content-Type", "application/json").header("Authorization", "Bearer " + ingestToken)
+                        .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** Counts with one SQL query, as the database's owner. */
+    public long count(String query) throws SQLException {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword); var sql = c.createStatement();
+             ResultSet rs = sql.executeQuery(query)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** Runs SQL as the database's owner: for what no API offers (a test's poison message). */
@@ -203,6 +242,9 @@ public final class LocalRun {
             awaitReady(port(management));
         }
         step("all three services ready");
+        if (!options.console()) {
+            return;
+        }
 
         // the console reads as a member of loadflow_reader (made by the migrations), never as the owner
         sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + CONSOLE_ROLE + "') THEN CREATE ROLE "
@@ -225,7 +267,8 @@ public final class LocalRun {
         if (!jar.isFile()) {
             throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
         }
-        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx256m",
+        // the heap a container limited to 512Mi gives it (MaxRAMPercentage=75)
+        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx384m",
                 "-Dquarkus.http.port=" + port(localPort),
                 "-Dquarkus.management.port=" + port(localPort + 1000)));
         command.addAll(options);
@@ -233,7 +276,9 @@ public final class LocalRun {
         Path logFile = root.resolve(service).resolve(this.options.portOffset() == 0 ? "target/local-run.log"
                 : "target/local-run-" + this.options.portOffset() + ".log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
-        services.add(pb.start());
+        Process process = pb.start();
+        services.add(process);
+        pids.put(service, process.pid());
         step("%s starting on :%d (log: %s)", service, port(localPort), root.relativize(logFile));
     }
 

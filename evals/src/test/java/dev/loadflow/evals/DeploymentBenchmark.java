@@ -1,0 +1,266 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.evals.local.LocalRun;
+import dev.loadflow.evals.sim.ChannelSimulator;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Benchmark, not a test (excluded from the suite): loadflow as it is deployed. The three packaged
+ * services run as three JVMs (the local run's launcher, heaps as in a 512Mi container) against a
+ * real PostgreSQL (fsync on), and a load generator in this JVM drives them only through the HTTP
+ * ingest API, 8 requests at a time, with a source's token. Each load is assigned, then gets a
+ * high-risk ping (an SMS and a timer), then the driver's reply (the timer cancelled, a Slack
+ * post), and so on. Flat out, a load's next event is sent the moment its previous one's message
+ * reaches the channel simulator. Every run ends with the ledger: each event and decision logged
+ * once with its two outcomes, every row sent, no message twice at the simulator. Printed per
+ * run: inbound events/s, ingest→SMS latency, and the CPU milliseconds each process spent per
+ * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator).
+ * Run (a server with fsync on, never the embedded one):
+ * <pre>
+ * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres ./mvnw -B package -DskipTests
+ * QUARKUS_DATASOURCE_JDBC_URL=... ./mvnw -B -pl evals test -Dtest=DeploymentBenchmark -Dloadflow.excluded.groups=none
+ * </pre>
+ */
+@Tag("benchmark")
+class DeploymentBenchmark {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final String DRIVER = "+15550100";
+    private static final int SENDERS = 8;
+
+    /** One run: its name, loads, events per load (the assignment, then pings and replies), offered rate (0 flat out). */
+    record Config(String name, int loads, int eventsPerLoad, int rate) {
+    }
+
+    record Figures(Config config, int events, double eventsPerSecond, double p50Millis, double p99Millis,
+                   Map<String, Double> cpuPerEvent) {
+    }
+
+    static final List<Config> CONFIGS = List.of(
+            new Config("flat out, 100 loads", 100, 41, 0),
+            new Config("flat out, 1000 loads", 1000, 5, 0),
+            new Config("100 ev/s offered, 100 loads", 100, 21, 100));
+
+    @Test
+    void deploymentShape() throws Exception {
+        assumeTrue(System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null,
+                "a benchmark runs against a real PostgreSQL server with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
+        LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 300, Duration.ofMinutes(30), List.of(), false));
+        ExecutorService senders = Executors.newFixedThreadPool(SENDERS);
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            stack.start();
+            Driver driver = new Driver(stack, http, senders);
+            String only = System.getProperty("loadflow.bench.only", "");
+            // the JIT takes a while: two runs first, not reported
+            driver.run("warm", new Config("warm-up", 100, 21, 0));
+            driver.run("warm2", new Config("warm-up", 100, 21, 0));
+            List<Figures> figures = new ArrayList<>();
+            int n = 0;
+            for (Config config : CONFIGS) {
+                if (config.name().contains(only)) {
+                    figures.add(driver.run("r" + n++, config));
+                }
+            }
+            String table = table(figures, stack);
+            System.out.println(table);
+            Files.createDirectories(Path.of("target"));
+            Files.writeString(Path.of("target", "benchmark-deployment.txt"), table);
+        } finally {
+            stack.stop();
+            senders.shutdownNow();
+        }
+    }
+
+    private static String table(List<Figures> figures, LocalRun stack) {
+        List<String> processes = new ArrayList<>(figures.getFirst().cpuPerEvent().keySet());
+        StringBuilder out = new StringBuilder(String.format("%n== deployment shape: %d cores, three services as three JVMs, "
+                + "ingest over HTTP (%d at a time) ==%n", Runtime.getRuntime().availableProcessors(), SENDERS));
+        out.append(String.format("%-30s %6s %7s %9s %9s %9s |", "run", "loads", "events", "events/s", "p50 ms", "p99 ms"));
+        processes.forEach(p -> out.append(String.format(" %9s", abbreviation(p))));
+        out.append(String.format("%n"));
+        for (Figures f : figures) {
+            out.append(String.format("%-30s %6d %7d %9.1f %9.1f %9.1f |", f.config().name(), f.config().loads(), f.events(),
+                    f.eventsPerSecond(), f.p50Millis(), f.p99Millis()));
+            processes.forEach(p -> out.append(String.format(" %9.3f", f.cpuPerEvent().get(p))));
+            out.append(String.format("%n"));
+        }
+        out.append(String.format("(p50/p99: the POST of a ping to its SMS at the simulator. Right of |: CPU milliseconds per inbound%n"
+                + " event: worker = load-worker, disp = outbox-dispatcher, pump = timer-pump, pg = PostgreSQL's processes,%n"
+                + " client = this JVM: the HTTP load generator and the channel simulator. 1,000 ms/s is one core.)%n"));
+        return out.toString();
+    }
+
+    private static String abbreviation(String process) {
+        return switch (process) {
+            case "load-worker" -> "worker";
+            case "outbox-dispatcher" -> "disp";
+            case "timer-pump" -> "pump";
+            case "postgres" -> "pg";
+            default -> process;
+        };
+    }
+
+    /** The load generator. */
+    private static final class Driver {
+
+        private final LocalRun stack;
+        private final HttpClient http;
+        private final ExecutorService senders;
+        private final ChannelSimulator simulator;
+
+        Driver(LocalRun stack, HttpClient http, ExecutorService senders) {
+            this.stack = stack;
+            this.http = http;
+            this.senders = senders;
+            this.simulator = stack.simulator();
+        }
+
+        Figures run(String prefix, Config config) throws Exception {
+            Map<String, Long> cpuBefore = cpu();
+            Map<String, Long> sentAt = new ConcurrentHashMap<>();
+            int smsBefore = simulator.delivered("sms").size();
+            int slackBefore = simulator.delivered("slack").size();
+            long start = System.nanoTime();
+            if (config.rate() == 0) {
+                closedLoop(prefix, config, sentAt);
+            } else {
+                atFixedRate(prefix, config, sentAt);
+            }
+            int inbound = config.loads() * config.eventsPerLoad();
+            int pings = config.loads() * (config.eventsPerLoad() / 2);
+            int replies = config.loads() * ((config.eventsPerLoad() - 1) / 2);
+            String loads = "load_id LIKE '" + prefix + "-%'";
+            while (stack.count("SELECT (SELECT count(*) FROM load_queue WHERE " + loads + ") + (SELECT count(*) FROM outbox "
+                    + "WHERE status = 'pending' AND " + loads + ")") > 0) {
+                Thread.sleep(20);
+                assertThat(System.nanoTime() - start).as("the run ends within 10 minutes").isLessThan(TimeUnit.MINUTES.toNanos(10));
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            Map<String, Long> cpuAfter = cpu();
+
+            // the ledger
+            assertThat(stack.count("SELECT count(*) FROM event_log WHERE " + loads))
+                    .as("each event and its decision, each action's outcome and its decision, once")
+                    .isEqualTo(2L * config.loads() + 6L * (pings + replies));
+            assertThat(stack.count("SELECT count(*) FROM outbox WHERE status <> 'dispatched' AND " + loads)).isZero();
+            List<ChannelSimulator.Delivery> sms = simulator.delivered("sms").subList(smsBefore, smsBefore + pings);
+            assertThat(simulator.delivered("sms")).hasSize(smsBefore + pings);
+            assertThat(simulator.delivered("slack")).hasSize(slackBefore + replies);
+            assertThat(sms.stream().map(ChannelSimulator.Delivery::idempotencyKey).distinct()).as("no SMS twice").hasSize(pings);
+
+            double[] latencies = sms.stream().filter(d -> sentAt.containsKey(d.idempotencyKey()))
+                    .mapToDouble(d -> (d.receivedNanos() - sentAt.get(d.idempotencyKey())) / 1e6).sorted().toArray();
+            Map<String, Double> perEvent = new LinkedHashMap<>();
+            cpuBefore.forEach((process, before) -> perEvent.put(process, (cpuAfter.get(process) - before) / (double) inbound));
+            Figures figures = new Figures(config, inbound, inbound / seconds, EndToEndBenchmark.percentile(latencies, 0.5),
+                    EndToEndBenchmark.percentile(latencies, 0.99), perEvent);
+            System.out.println("   " + figures);
+            return figures;
+        }
+
+        private Map<String, Long> cpu() {
+            Map<String, Long> cpu = new LinkedHashMap<>();
+            stack.pids().forEach((service, pid) -> cpu.put(service, CpuTime.millis(pid)));
+            cpu.put("postgres", CpuTime.millisOfAll("postgres"));
+            cpu.put("client", CpuTime.millisOfSelf());
+            return cpu;
+        }
+
+        /** Every load keeps one event in flight: its next one goes the moment its last one's message arrives. */
+        private void closedLoop(String prefix, Config config, Map<String, Long> sentAt) throws InterruptedException {
+            AtomicIntegerArray next = new AtomicIntegerArray(config.loads());
+            CountDownLatch messages = new CountDownLatch(config.loads() * (config.eventsPerLoad() - 1));
+            simulator.onDelivery(d -> {
+                String load = d.idempotencyKey().substring(0, d.idempotencyKey().indexOf('/'));
+                if (!load.startsWith(prefix + "-") || !(d.channel().equals("sms") || d.channel().equals("slack"))) {
+                    return;
+                }
+                int l = Integer.parseInt(load.substring(prefix.length() + 2));
+                int i = next.getAndIncrement(l);
+                if (i < config.eventsPerLoad()) {
+                    send(load, sentAt, i);
+                }
+                messages.countDown();
+            });
+            for (int l = 0; l < config.loads(); l++) {
+                String load = prefix + "-L" + l;
+                next.set(l, 2);
+                send(load, sentAt, 0, 1); // the assignment has no message to wait for: the first ping follows it
+            }
+            assertThat(messages.await(10, TimeUnit.MINUTES)).as("every event's message reached the simulator").isTrue();
+            simulator.onDelivery(d -> { });
+        }
+
+        /** At the offered rate, load after load: assigned, then pings and replies. */
+        private void atFixedRate(String prefix, Config config, Map<String, Long> sentAt) throws InterruptedException {
+            long start = System.nanoTime();
+            long interval = TimeUnit.SECONDS.toNanos(1) / config.rate();
+            int n = 0;
+            for (int i = 0; i < config.eventsPerLoad(); i++) {
+                for (int l = 0; l < config.loads(); l++) {
+                    long due = start + n++ * interval;
+                    while (System.nanoTime() < due) {
+                        Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
+                    }
+                    send(prefix + "-L" + l, sentAt, i);
+                }
+            }
+        }
+
+        /** Sends events {@code indexes} of {@code load}, one after another, from a sender thread. */
+        private void send(String load, Map<String, Long> sentAt, int... indexes) {
+            senders.execute(() -> {
+                for (int i : indexes) {
+                    String json = event(load, i);
+                    if (i % 2 == 1) {
+                        sentAt.put(load + "/ask:eta_request:p" + i + "/1/send_sms", System.nanoTime());
+                    }
+                    try {
+                        int status = stack.post(http, load, json);
+                        if (status != 202) {
+                            throw new IllegalStateException("ingest answered " + status + " to " + json);
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+        }
+
+        /** Event {@code i} of a load: 0 assigned, odd a high-risk ping, even the driver's reply. */
+        private static String event(String load, int i) {
+            if (i == 0) {
+                return """
+                        {"eventId": "a0", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:55:00Z",
+                         "payload": {"clientId": "client-a", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(DRIVER);
+            }
+            if (i % 2 == 1) {
+                return """
+                        {"eventId": "p%d", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z",
+                         "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""".formatted(i);
+            }
+            return """
+                    {"eventId": "r%d", "type": "InboundSms", "occurredAt": "2026-11-30T07:10:00Z",
+                     "payload": {"from": "%s", "text": "ETA soon"}}""".formatted(i, DRIVER);
+        }
+    }
+}
