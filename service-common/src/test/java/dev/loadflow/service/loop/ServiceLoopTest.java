@@ -139,6 +139,27 @@ class ServiceLoopTest {
         assertThat(onSignal.mark()).isNotEqualTo(mark);
     }
 
+    @Test
+    void aWaiterUntilDueSleepsThroughAFireForLaterWorkAndWakesForSoonerWork() {
+        WakeupSignal signal = new WakeupSignal();
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        Waiter untilDue = Waiter.untilDue(signal, clock);
+
+        long mark = untilDue.mark();
+        signal.fire(clock.millis() + Duration.ofHours(1).toMillis());
+        long started = System.nanoTime();
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> untilDue.awaitWake(mark, Duration.ofMillis(400)));
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("slept its whole planned time")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(390));
+
+        long again = untilDue.mark();
+        signal.fire(clock.millis() + 50);
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> untilDue.awaitWake(again, Duration.ofHours(1)));
+        long now = untilDue.mark();
+        signal.fire();
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> untilDue.awaitWake(now, Duration.ofHours(1)));
+    }
+
     record Wait(String kind, long mark, Duration duration) {
     }
 

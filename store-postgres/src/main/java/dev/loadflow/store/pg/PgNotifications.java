@@ -47,7 +47,7 @@ public final class PgNotifications implements AutoCloseable {
         for (String channel : channels) {
             WakeupSignal signal = notifications.signal(channel);
             subscriber.channel(channel)
-                    .handler(payload -> signal.fire())
+                    .handler(payload -> signal.fire(due(payload)))
                     .subscribeHandler(v -> signal.fire());
         }
         notifications.connect();
@@ -72,5 +72,17 @@ public final class PgNotifications implements AutoCloseable {
     public void close() {
         closed = true;
         subscriber.close();
+    }
+
+    /** A notification's due time: its payload in epoch milliseconds, or now ({@link Long#MIN_VALUE}) without one. */
+    static long due(String payload) {
+        if (payload == null || payload.isBlank()) {
+            return Long.MIN_VALUE;
+        }
+        try {
+            return Long.parseLong(payload.strip());
+        } catch (NumberFormatException e) {
+            return Long.MIN_VALUE;
+        }
     }
 }

@@ -20,13 +20,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Per channel, at most one NOTIFY is in flight; wakes that arrive meanwhile are folded into
  * one more NOTIFY sent when it completes. So every wake is followed by a NOTIFY sent after it,
- * and a burst of commits costs a handful of notifications, not one each.
+ * and a burst of commits costs a handful of notifications, not one each. A wake for work due
+ * later ({@link #wake(String, java.time.Instant)}) sends the earliest due time of what it folds
+ * as the payload (epoch milliseconds); a plain wake sends none, which means "now".
  */
 public final class PgWakeups implements Wakeups {
 
     private static final System.Logger LOG = System.getLogger(PgWakeups.class.getName());
 
-    static final String NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, '')";
+    static final String NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)";
 
     private final Pool pool;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
@@ -38,7 +40,17 @@ public final class PgWakeups implements Wakeups {
 
     @Override
     public void wake(String channel) {
-        channels.computeIfAbsent(channel, Channel::new).wake();
+        channels.computeIfAbsent(channel, Channel::new).wake(NOW);
+    }
+
+    @Override
+    public void wake(String channel, java.time.Instant due) {
+        channels.computeIfAbsent(channel, Channel::new).wake(due.toEpochMilli());
+    }
+
+    /** The payload of a notification: the earliest due time folded into it, or none for "now". */
+    static String payload(long due) {
+        return due == NOW || due == NONE_DUE ? "" : Long.toString(due);
     }
 
     /** NOTIFY statements sent so far (fewer than wakes when they come in bursts). */
@@ -46,16 +58,22 @@ public final class PgWakeups implements Wakeups {
         return sent.get();
     }
 
+    private static final long NOW = Long.MIN_VALUE;
+    private static final long NONE_DUE = Long.MAX_VALUE;
+
     private final class Channel {
         private final String name;
         private final AtomicBoolean inFlight = new AtomicBoolean();
         private final AtomicBoolean pending = new AtomicBoolean();
+        /** The earliest due time of the wakes not sent yet ({@link #NOW} for a plain one). */
+        private final AtomicLong pendingDue = new AtomicLong(NONE_DUE);
 
         Channel(String name) {
             this.name = name;
         }
 
-        void wake() {
+        void wake(long due) {
+            pendingDue.accumulateAndGet(due, Math::min);
             pending.set(true);
             if (inFlight.compareAndSet(false, true)) {
                 send();
@@ -65,7 +83,7 @@ public final class PgWakeups implements Wakeups {
         private void send() {
             pending.set(false);
             sent.incrementAndGet();
-            pool.preparedQuery(NOTIFY).execute(Tuple.of(name)).onComplete(result -> {
+            pool.preparedQuery(NOTIFY).execute(Tuple.of(name, payload(pendingDue.getAndSet(NONE_DUE)))).onComplete(result -> {
                 if (result.failed()) {
                     LOG.log(System.Logger.Level.DEBUG, "NOTIFY " + name + " failed; its listeners find the work at their next poll",
                             result.cause());

@@ -13,4 +13,12 @@ public interface Wakeups {
 
     /** Call after the commit that made the work, never inside its transaction. */
     void wake(String channel);
+
+    /**
+     * Wakes for work that is due only at {@code due} (a timer): a listener already planning to
+     * look before then may sleep on. By default a plain wake.
+     */
+    default void wake(String channel, java.time.Instant due) {
+        wake(channel);
+    }
 }

@@ -124,7 +124,7 @@ public final class PgTimerStore implements TimerStore {
                 id.askId().toString(), id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()),
                 timer.correlationId(), timer.traceparent()))).rowCount() == 1;
         if (scheduled) {
-            wakeups.wake(PgNotifications.TIMERS);
+            wakeups.wake(PgNotifications.TIMERS, timer.fireAt());
         }
         return scheduled;
     }
@@ -146,7 +146,8 @@ public final class PgTimerStore implements TimerStore {
                 .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
                 .forEach(row -> created.add(TimerId.parse(row.getString("timer_id"))));
         if (!created.isEmpty()) {
-            wakeups.wake(PgNotifications.TIMERS);
+            wakeups.wake(PgNotifications.TIMERS, batch.stream().filter(t -> created.contains(t.timerId()))
+                    .map(Timer::fireAt).min(Instant::compareTo).orElseThrow());
         }
         return created;
     }

@@ -22,8 +22,8 @@ import java.util.Optional;
  * {@code SKIP LOCKED}, publish {@code TimerFired} with id {@code evt:{timerId}} to the load
  * queue, then mark each fired. A crash between the publish and the mark publishes again once
  * the claim's lease ends; the event store keeps one copy (same event id). Between passes it
- * sleeps until the next {@code fire_at}, or until a NOTIFY says a timer was scheduled, never
- * longer than {@code maxSleep}.
+ * sleeps until the next {@code fire_at}, or until a NOTIFY says a timer was scheduled that is
+ * due before then, never longer than {@code maxSleep}.
  */
 public final class TimerPump {
 
@@ -47,7 +47,8 @@ public final class TimerPump {
         this.batchSize = batchSize;
         this.maxSleep = maxSleep;
         this.metrics = metrics;
-        this.loop = new ServiceLoop("timer-pump", this::pass, Waiter.on(wakeup), clock);
+        // a NOTIFY for a timer due after the pump's next look does not wake it
+        this.loop = new ServiceLoop("timer-pump", this::pass, Waiter.untilDue(wakeup, clock), clock);
     }
 
     /** One pass: fires up to one batch of due timers; returns how many. */
