@@ -73,6 +73,7 @@ class DeploymentBenchmark {
             // the JIT takes a while: two runs first, not reported
             driver.run("warm", new Config("warm-up", 100, 21, 0));
             driver.run("warm2", new Config("warm-up", 100, 21, 0));
+            Map<String, Double> idle = driver.idle(Duration.ofSeconds(10));
             List<Figures> figures = new ArrayList<>();
             int n = 0;
             for (Config config : CONFIGS) {
@@ -80,7 +81,7 @@ class DeploymentBenchmark {
                     figures.add(driver.run("r" + n++, config));
                 }
             }
-            String table = table(figures, stack);
+            String table = table(figures, idle);
             System.out.println(table);
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "benchmark-deployment.txt"), table);
@@ -90,7 +91,7 @@ class DeploymentBenchmark {
         }
     }
 
-    private static String table(List<Figures> figures, LocalRun stack) {
+    private static String table(List<Figures> figures, Map<String, Double> idle) {
         List<String> processes = new ArrayList<>(figures.getFirst().cpuPerEvent().keySet());
         StringBuilder out = new StringBuilder(String.format("%n== deployment shape: %d cores, three services as three JVMs, "
                 + "ingest over HTTP (%d at a time) ==%n", Runtime.getRuntime().availableProcessors(), SENDERS));
@@ -103,6 +104,9 @@ class DeploymentBenchmark {
             processes.forEach(p -> out.append(String.format(" %9.3f", f.cpuPerEvent().get(p))));
             out.append(String.format("%n"));
         }
+        out.append(String.format("%-30s %6s %7s %9s %9s %9s |", "idle, CPU ms per second", "", "", "", "", ""));
+        processes.forEach(p -> out.append(String.format(" %9.1f", idle.get(p))));
+        out.append(String.format("%n"));
         out.append(String.format("(p50/p99: the POST of a ping to its SMS at the simulator. Right of |: CPU milliseconds per inbound%n"
                 + " event: worker = load-worker, disp = outbox-dispatcher, pump = timer-pump, pg = PostgreSQL's processes,%n"
                 + " client = this JVM: the HTTP load generator and the channel simulator. 1,000 ms/s is one core.)%n"));
@@ -175,6 +179,16 @@ class DeploymentBenchmark {
                     EndToEndBenchmark.percentile(latencies, 0.99), perEvent);
             System.out.println("   " + figures);
             return figures;
+        }
+
+        /** CPU milliseconds per second each process spends with nothing to do, over {@code period}. */
+        Map<String, Double> idle(Duration period) throws InterruptedException {
+            Map<String, Long> before = cpu();
+            Thread.sleep(period);
+            Map<String, Long> after = cpu();
+            Map<String, Double> perSecond = new LinkedHashMap<>();
+            before.forEach((process, ms) -> perSecond.put(process, (after.get(process) - ms) * 1000.0 / period.toMillis()));
+            return perSecond;
         }
 
         private Map<String, Long> cpu() {

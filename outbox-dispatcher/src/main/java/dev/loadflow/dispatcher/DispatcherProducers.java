@@ -30,6 +30,7 @@ import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -47,9 +48,11 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups) {
-        // the dispatcher only schedules and cancels; the claim lease matters to the pump
-        return new PgTimerStore(pool, clock, Duration.ofSeconds(30), wakeups);
+    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups,
+                      @ConfigProperty(name = "loadflow.pump.max-sleep", defaultValue = "PT30S") Duration pumpMaxSleep) {
+        // the dispatcher only schedules and cancels; the claim lease matters to the pump. The pumps
+        // look at least every max-sleep (the same key as theirs), so only a timer due sooner needs a NOTIFY.
+        return new PgTimerStore(pool, clock, Duration.ofSeconds(30), wakeups, pumpMaxSleep);
     }
 
     @Produces

@@ -21,6 +21,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -76,19 +77,26 @@ public class StoreProducers {
         };
     }
 
+    /**
+     * One LISTEN connection, on the channels this service waits on ({@code loadflow.db.listen}:
+     * the worker the queue's, the dispatcher the outbox's, the pump the timers'). A channel it
+     * does not wait on would only cost it a wake-up per notification.
+     */
     @Produces
     @Singleton
     PgNotifications notifications(Vertx vertx,
                                   @ConfigProperty(name = "quarkus.datasource.reactive.url") String url,
                                   @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
                                   @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password,
-                                  @ConfigProperty(name = "loadflow.db.schema", defaultValue = "public") String schema) {
+                                  @ConfigProperty(name = "loadflow.db.schema", defaultValue = "public") String schema,
+                                  @ConfigProperty(name = "loadflow.db.listen",
+                                          defaultValue = PgNotifications.QUEUE + "," + PgNotifications.OUTBOX + ","
+                                                  + PgNotifications.TIMERS) List<String> channels) {
         PgConnectOptions options = PgConnectOptions.fromUri(url)
                 .setProperties(Map.of("search_path", schema, "application_name", "loadflow-listen"));
         user.ifPresent(options::setUser);
         password.ifPresent(options::setPassword);
-        return PgNotifications.listen(vertx, options, Duration.ofSeconds(2),
-                PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
+        return PgNotifications.listen(vertx, options, Duration.ofSeconds(2), channels.toArray(String[]::new));
     }
 
     void close(@Disposes PgNotifications notifications) {

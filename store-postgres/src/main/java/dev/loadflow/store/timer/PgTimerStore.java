@@ -102,12 +102,23 @@ public final class PgTimerStore implements TimerStore {
     private final Clock clock;
     private final Duration claimLease;
     private final Wakeups wakeups;
+    private final Duration wakeWithin;
 
     /**
      * @param claimLease how long a pump's claim on a due timer holds before another pump may fire it
      * @param wakeups    told after a schedule commits (the pumps' channel: they look again for the next fire_at)
      */
     public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups) {
+        this(pool, clock, claimLease, wakeups, null);
+    }
+
+    /**
+     * @param wakeWithin tell the pumps only of timers due within this (null: of every timer). A pump
+     *                   looks at least this often ({@code loadflow.pump.max-sleep}), and plans its next
+     *                   look for the earliest {@code fire_at} it finds, so a timer due later is fired on
+     *                   time without a NOTIFY: half-hour ETA timers cost the pumps nothing.
+     */
+    public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups, Duration wakeWithin) {
         if (claimLease.isNegative() || claimLease.isZero()) {
             throw new IllegalArgumentException("the claim lease must be positive, got " + claimLease);
         }
@@ -115,6 +126,14 @@ public final class PgTimerStore implements TimerStore {
         this.clock = clock;
         this.claimLease = claimLease;
         this.wakeups = wakeups;
+        this.wakeWithin = wakeWithin;
+    }
+
+    /** Tells the pumps of new timers, the earliest due first, unless all are due past the pumps' next look anyway. */
+    private void wake(Instant earliest) {
+        if (wakeWithin == null || earliest.isBefore(clock.instant().plus(wakeWithin))) {
+            wakeups.wake(PgNotifications.TIMERS, earliest);
+        }
     }
 
     @Override
@@ -124,7 +143,7 @@ public final class PgTimerStore implements TimerStore {
                 id.askId().toString(), id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()),
                 timer.correlationId(), timer.traceparent()))).rowCount() == 1;
         if (scheduled) {
-            wakeups.wake(PgNotifications.TIMERS, timer.fireAt());
+            wake(timer.fireAt());
         }
         return scheduled;
     }
@@ -146,8 +165,8 @@ public final class PgTimerStore implements TimerStore {
                 .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
                 .forEach(row -> created.add(TimerId.parse(row.getString("timer_id"))));
         if (!created.isEmpty()) {
-            wakeups.wake(PgNotifications.TIMERS, batch.stream().filter(t -> created.contains(t.timerId()))
-                    .map(Timer::fireAt).min(Instant::compareTo).orElseThrow());
+            wake(batch.stream().filter(t -> created.contains(t.timerId())).map(Timer::fireAt).min(Instant::compareTo)
+                    .orElseThrow());
         }
         return created;
     }

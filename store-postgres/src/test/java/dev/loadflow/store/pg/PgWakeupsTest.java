@@ -51,6 +51,29 @@ class PgWakeupsTest {
     }
 
     @Test
+    void aNewTimerTellsThePumpsWhenItIsDueAndOneDuePastTheirNextLookTellsThemNothing() {
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        PgWakeups wakeups = new PgWakeups(onePool);
+        var timers = new dev.loadflow.store.timer.PgTimerStore(PG.pool(), clock, Duration.ofSeconds(30), wakeups,
+                Duration.ofSeconds(30));
+        WakeupSignal timerSignal = PG.notifications().signal(PgNotifications.TIMERS);
+        String load = dev.loadflow.testing.Fixtures.newLoadId();
+        var ask = dev.loadflow.model.id.AskId.of("eta_request", "ping_0700");
+
+        timers.schedule(dev.loadflow.store.timer.Timer.schedule(dev.loadflow.model.id.TimerId.of(load, ask, 1),
+                clock.instant().plus(Duration.ofMinutes(30)), "c-1"));
+        assertThat(wakeups.sent()).as("due after the pumps' next look: no NOTIFY").isZero();
+
+        long seen = timerSignal.generation();
+        java.time.Instant soon = clock.instant().plusSeconds(5);
+        timers.schedule(dev.loadflow.store.timer.Timer.schedule(dev.loadflow.model.id.TimerId.of(load, ask, 2), soon, "c-1"));
+
+        assertThat(timerSignal.awaitAfter(seen, Duration.ofSeconds(10))).isTrue();
+        assertThat(timerSignal.earliestDueSince(seen)).as("the NOTIFY says when it is due").isEqualTo(soon.toEpochMilli());
+        assertThat(wakeups.sent()).isOne();
+    }
+
+    @Test
     void wakesWhileANotifyIsInFlightAreFoldedIntoOneMoreSentAfterIt() throws Exception {
         PgWakeups wakeups = new PgWakeups(onePool);
         // hold the pool's only connection: the first NOTIFY stays in flight, waiting for it
