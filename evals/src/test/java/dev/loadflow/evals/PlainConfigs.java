@@ -17,6 +17,11 @@ final class PlainConfigs {
     static ChannelsConfig channels(URI base) {
         return new ChannelsConfig() {
             @Override
+            public String transport() {
+                return "jdk";
+            }
+
+            @Override
             public Endpoint sms() {
                 return endpoint(base + "/sms");
             }

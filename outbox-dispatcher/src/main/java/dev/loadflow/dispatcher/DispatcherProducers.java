@@ -10,6 +10,7 @@ import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
+import dev.loadflow.dispatcher.send.JdkHttpTransport;
 import dev.loadflow.dispatcher.send.RestClientTransport;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.trace.Traces;
@@ -76,7 +77,12 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     ChannelClients channelClients(ChannelsConfig config, Clock clock) {
-        return new ChannelClients(config, new RestClientTransport(), clock);
+        return new ChannelClients(config, switch (config.transport()) {
+            case "rest-client" -> new RestClientTransport();
+            case "jdk" -> new JdkHttpTransport();
+            default -> throw new IllegalStateException("loadflow.channels.transport is rest-client or jdk, got '"
+                    + config.transport() + "'");
+        }, clock);
     }
 
     @Produces

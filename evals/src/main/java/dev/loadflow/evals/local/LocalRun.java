@@ -271,6 +271,15 @@ public final class LocalRun {
         List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx384m",
                 "-Dquarkus.http.port=" + port(localPort),
                 "-Dquarkus.management.port=" + port(localPort + 1000)));
+        // extra JVM options for every service, e.g. a flight recording per service while a benchmark runs:
+        // -Dloadflow.local-run.jvm-args='-XX:StartFlightRecording=filename={service}/target/profile.jfr,settings=profile'
+        // ({service} is the service's folder)
+        String extra = System.getProperty("loadflow.local-run.jvm-args", "").strip();
+        if (!extra.isEmpty()) {
+            for (String arg : extra.split("\\s+")) {
+                command.add(arg.replace("{service}", root.resolve(service).toString()));
+            }
+        }
         command.addAll(options);
         command.addAll(List.of("-jar", jar.getPath()));
         Path logFile = root.resolve(service).resolve(this.options.portOffset() == 0 ? "target/local-run.log"

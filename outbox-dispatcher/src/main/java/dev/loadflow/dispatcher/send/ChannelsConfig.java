@@ -15,6 +15,13 @@ import java.util.Optional;
 @ConfigMapping(prefix = "loadflow.channels")
 public interface ChannelsConfig {
 
+    /**
+     * The HTTP client the channels are called with: {@code rest-client} (Quarkus's REST client)
+     * or {@code jdk} ({@code java.net.http}).
+     */
+    @io.smallrye.config.WithDefault("rest-client")
+    String transport();
+
     /** The SMS service: {@code POST {url}/messages}. */
     Endpoint sms();
 
