@@ -141,7 +141,7 @@ public final class LocalRun {
 
     /** The process id of each service started, by name. */
     public Map<String, Long> pids() {
-        return Map.copyOf(pids);
+        return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pids));
     }
 
     /** The channel simulator the services send to. */
