@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -113,13 +114,13 @@ public class LoadStories {
                 ? outbox.failures(row.outboxId()).stream().map(f -> new LoadStory.Failure(f.attempt(), text(f.failedAt()),
                 mask.apply(f.failure()), f.parked())).toList()
                 : List.of();
-        return new LoadStory.Row(row.outboxId(), row.actionType(), row.channel().wire(), row.status().name().toLowerCase(),
+        return new LoadStory.Row(row.outboxId(), row.actionType(), row.channel().wire(), row.status().name().toLowerCase(Locale.ROOT),
                 row.attempts(), row.receipt(), mask.apply(row.lastFailure()), text(row.createdAt()), text(row.dispatchedAt()),
                 text(row.deadAt()), mask.apply(row.payload()), failures, trace(row.traceparent()));
     }
 
     private LoadStory.TimerLine timer(Timer timer) {
-        return new LoadStory.TimerLine(timer.timerId().toString(), timer.status().name().toLowerCase(), text(timer.fireAt()),
+        return new LoadStory.TimerLine(timer.timerId().toString(), timer.status().name().toLowerCase(Locale.ROOT), text(timer.fireAt()),
                 text(timer.firedAt()), text(timer.cancelledAt()), trace(timer.traceparent()));
     }
 

@@ -74,8 +74,7 @@ public class ConsoleActions {
                           @FormParam("since") String since, @FormParam("until") String until,
                           @FormParam("limit") Integer limit) {
         Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
-        JsonNode answer = answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
-                filter.actionType(), filter.since(), filter.until(), limit, true, false));
+        JsonNode answer = replay(filter, limit, true);
         List<String> sample = new ArrayList<>();
         answer.path("sample").forEach(id -> sample.add(id.asText()));
         return Pages.replayPreview(caller, filter, limit, new Views.ReplayPreview(answer.path("matched").asLong(),
@@ -88,10 +87,15 @@ public class ConsoleActions {
                            @FormParam("since") String since, @FormParam("until") String until,
                            @FormParam("limit") Integer limit) {
         Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
-        JsonNode answer = answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
-                filter.actionType(), filter.since(), filter.until(), limit, false, false));
+        JsonNode answer = replay(filter, limit, false);
         return Response.seeOther(UriBuilder.fromUri("/dead?" + filter.query() + "done=replayed&count="
                 + answer.path("replayed").asInt()).build()).build();
+    }
+
+    /** The dispatcher's replay of the rows {@code filter} matches (stale rows left dead), or its dry run. */
+    private JsonNode replay(Views.DeadFilter filter, Integer limit, boolean dryRun) {
+        return answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
+                filter.actionType(), filter.since(), filter.until(), limit, dryRun, false));
     }
 
     /** Back where the operator acted: the load's page, or the held list. */

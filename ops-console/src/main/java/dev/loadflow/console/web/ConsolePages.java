@@ -126,7 +126,7 @@ public class ConsolePages {
         int size = config.pageSize();
         var list = alerts.list(instant("since", blankToNull(since)), page * size, size + 1);
         return Pages.alerts(caller, list.stream().limit(size).map(a -> Views.Alert.of(a, caller.masked())).toList(),
-                new Views.Paging(page, list.size() > size, "/alerts", blankToNull(since) == null ? "" : "since=" + since.trim() + "&"));
+                new Views.Paging(page, list.size() > size, "/alerts", Views.param("since", blankToNull(since))));
     }
 
     @GET
@@ -138,8 +138,7 @@ public class ConsolePages {
         String who = blankToNull(principal);
         String from = blankToNull(since);
         var list = audit.list(new AuditQuery(instant("since", from), who, page * size, size + 1));
-        String query = new Views.DeadFilter(null, null, from, null).query()
-                + (who == null ? "" : "principal=" + java.net.URLEncoder.encode(who, java.nio.charset.StandardCharsets.UTF_8) + "&");
+        String query = Views.param("since", from) + Views.param("principal", who);
         return Pages.audit(caller, who, from, list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked())).toList(),
                 new Views.Paging(page, list.size() > size, "/audit", query));
     }

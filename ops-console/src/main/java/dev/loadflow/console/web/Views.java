@@ -75,10 +75,11 @@ public final class Views {
         public String query() {
             return param("loadId", loadId) + param("actionType", actionType) + param("since", since) + param("until", until);
         }
+    }
 
-        private static String param(String name, String value) {
-            return value == null ? "" : name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8) + "&";
-        }
+    /** {@code name=value&}, encoded, for a page link's query; nothing for a filter not set. */
+    static String param(String name, String value) {
+        return value == null ? "" : name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8) + "&";
     }
 
     /** What a dry run of a replay says: rows matched, rows a replay would requeue, stale rows it would leave dead. */
