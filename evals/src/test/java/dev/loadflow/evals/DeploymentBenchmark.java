@@ -124,7 +124,7 @@ class DeploymentBenchmark {
     }
 
     /** The load generator. */
-    private static final class Driver {
+    static final class Driver {
 
         private final LocalRun stack;
         private final HttpClient http;

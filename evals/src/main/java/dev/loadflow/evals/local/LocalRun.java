@@ -170,6 +170,22 @@ public final class LocalRun {
         }
     }
 
+    /** Runs one SQL query as the database's owner; each row as column → value, in the query's order. */
+    public List<Map<String, Object>> rows(String query) throws SQLException {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword); var sql = c.createStatement();
+             ResultSet rs = sql.executeQuery(query)) {
+            List<Map<String, Object>> rows = new ArrayList<>();
+            while (rs.next()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                    row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+                }
+                rows.add(row);
+            }
+            return rows;
+        }
+    }
+
     /** Runs SQL as the database's owner: for what no API offers (a test's poison message). */
     public void sql(String statement) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword); var sql = c.createStatement()) {

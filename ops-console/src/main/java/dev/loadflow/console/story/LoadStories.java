@@ -5,6 +5,7 @@ import dev.loadflow.console.ConsoleConfig;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogEntry;
+import dev.loadflow.model.event.LogArchived;
 import dev.loadflow.model.event.MessageSkipped;
 import dev.loadflow.model.event.Provenance;
 import dev.loadflow.model.json.JsonReader;
@@ -99,6 +100,10 @@ public class LoadStories {
                 summary = "skipped " + skipped.messageId() + " (" + skipped.messageType() + ") by " + skipped.principal()
                         + ": " + skipped.reason();
                 detail = "in place of the message, which was never run";
+            }
+            case LogArchived archived -> {
+                summary = "entries up to seq " + archived.throughSeq() + " moved to the archive";
+                detail = "read back from event_log_archive; nothing in the load's story changed";
             }
             default -> {
                 summary = entry.typeName();

@@ -4,6 +4,7 @@ import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.retention.PgRetention;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
@@ -36,6 +37,13 @@ public class StoreProducers {
     @Singleton
     EventStore eventStore(Pool pool, Clock clock, Wakeups wakeups) {
         return new PgEventStore(pool, clock, wakeups);
+    }
+
+    /** What retention runs; each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}). */
+    @Produces
+    @Singleton
+    PgRetention retention(Pool pool) {
+        return new PgRetention(pool);
     }
 
     /** The admin audit trail: every service's admin changes are recorded in it. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.LogArchived;
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.event.MessageSkipped;
 import dev.loadflow.model.event.Provenance;
@@ -24,6 +25,7 @@ public final class LogCodec {
             case InboundEvent event -> EventCodec.encodeToString(event);
             case DecisionRecorded decision -> encodeDecision(decision).toString();
             case MessageSkipped skipped -> encodeSkipped(skipped).toString();
+            case LogArchived archived -> encodeArchived(archived).toString();
         };
     }
 
@@ -33,6 +35,7 @@ public final class LogCodec {
             case LogEntry.KIND_EVENT -> EventCodec.decode(body);
             case LogEntry.KIND_DECISION -> decodeDecision(JsonReader.parse(body));
             case LogEntry.KIND_SKIPPED -> decodeSkipped(JsonReader.parse(body));
+            case LogEntry.KIND_ARCHIVED -> decodeArchived(JsonReader.parse(body));
             default -> throw new InvalidJsonException("kind", "unknown log entry kind '" + kind + "'");
         };
     }
@@ -101,5 +104,17 @@ public final class LogCodec {
     private static MessageSkipped decodeSkipped(JsonReader r) {
         return new MessageSkipped(r.text("messageId"), r.text("loadId"), r.text("messageType"), r.instant("skippedAt"),
                 r.text("principal"), r.text("reason"));
+    }
+
+    /** The body the retention job's SQL writes for a marker: the same fields, built in the database. */
+    private static ObjectNode encodeArchived(LogArchived a) {
+        return JsonReader.MAPPER.createObjectNode()
+                .put("loadId", a.loadId())
+                .put("throughSeq", a.throughSeq())
+                .put("archivedAt", a.archivedAt().toString());
+    }
+
+    private static LogArchived decodeArchived(JsonReader r) {
+        return new LogArchived(r.text("loadId"), r.node().path("throughSeq").asLong(), r.instant("archivedAt"));
     }
 }

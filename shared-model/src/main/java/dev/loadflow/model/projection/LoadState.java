@@ -4,6 +4,7 @@ import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.LogArchived;
 import dev.loadflow.model.event.MessageSkipped;
 import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.log.LoadLog;
@@ -77,6 +78,7 @@ public record LoadState(String loadId, long version, String clientId, String dri
                 case InboundEvent event -> fold.apply(event);
                 case DecisionRecorded decision -> fold.apply(decision);
                 case MessageSkipped skipped -> fold.apply(skipped);
+                case LogArchived archived -> { } // where earlier entries are kept changes no state
             }
         }
         return fold.state(version);

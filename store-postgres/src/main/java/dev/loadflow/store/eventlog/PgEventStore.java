@@ -1,5 +1,6 @@
 package dev.loadflow.store.eventlog;
 
+import dev.loadflow.model.event.LogArchived;
 import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.json.LogCodec;
 import dev.loadflow.model.log.LoadLog;
@@ -29,6 +30,11 @@ import java.util.Set;
  * one fail on {@code event_log_pkey}; an append that names a version the log has not reached
  * inserts nothing. Log rows and outbox rows go in one statement (so one transaction and one
  * round trip), for one load or for a batch of loads.
+ *
+ * <p>A load that left the hot log ({@link dev.loadflow.store.retention.PgRetention}) keeps one
+ * entry there, a {@link LogArchived} at the seq after its last: its version. A read that meets
+ * one puts the load's entries from {@code event_log_archive} back in front of it, so a late
+ * event for the load is decided against its whole history, as if nothing had moved.
  */
 public final class PgEventStore implements EventStore {
 
@@ -47,6 +53,11 @@ public final class PgEventStore implements EventStore {
             CROSS JOIN LATERAL (SELECT e.seq, e.kind, e.recorded_at, e.body FROM event_log e
                                 WHERE e.load_id = k.load_id AND e.seq > k.after ORDER BY e.seq) l
             ORDER BY k.load_id, l.seq""";
+
+    /** A load's archived entries after a seq: all of them come before its marker in the hot log. */
+    static final String READ_ARCHIVED = """
+            SELECT seq, kind, recorded_at, body::text AS body
+            FROM event_log_archive WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
 
     static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
@@ -95,11 +106,23 @@ public final class PgEventStore implements EventStore {
         var rows = Pg.await(pool.preparedQuery(READ).execute(Tuple.of(loadId)));
         List<RecordedEntry> entries = new ArrayList<>(rows.size());
         long version = 0;
+        boolean archived = false;
         for (Row row : rows) {
             version = row.getLong("seq");
+            archived |= isMarker(row);
             entries.add(entry(row));
         }
+        if (archived) {
+            entries.addAll(0, archived(loadId, 0));
+        }
         return new LoadLog(loadId, version, entries);
+    }
+
+    /** {@code loadId}'s archived entries after {@code after}, in order. */
+    private List<RecordedEntry> archived(String loadId, long after) {
+        List<RecordedEntry> entries = new ArrayList<>();
+        Pg.await(pool.preparedQuery(READ_ARCHIVED).execute(Tuple.of(loadId, after))).forEach(row -> entries.add(entry(row)));
+        return entries;
     }
 
     @Override
@@ -114,11 +137,23 @@ public final class PgEventStore implements EventStore {
         for (int i = 0; i < loads.length; i++) {
             after[i] = versions.get(loads[i]);
         }
+        Set<String> archived = new HashSet<>();
         for (Row row : Pg.await(pool.preparedQuery(READ_AFTER).execute(Tuple.tuple().addArrayOfString(loads)
                 .addArrayOfLong(after)))) {
+            if (isMarker(row)) {
+                archived.add(row.getString("load_id"));
+            }
             byLoad.get(row.getString("load_id")).add(entry(row));
         }
+        for (String loadId : archived) {
+            // the load left the hot log after the caller read it: what it has not seen is in the archive
+            byLoad.get(loadId).addAll(0, archived(loadId, versions.get(loadId)));
+        }
         return byLoad;
+    }
+
+    private static boolean isMarker(Row row) {
+        return LogEntry.KIND_ARCHIVED.equals(row.getString("kind"));
     }
 
     private static RecordedEntry entry(Row row) {

@@ -10,6 +10,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.regex.Pattern;
 
 /**
  * What the PostgreSQL stores share: blocking on the reactive client, reading errors by
@@ -19,6 +20,9 @@ public final class Pg {
 
     /** SQLSTATE of a unique or primary-key violation. */
     public static final String UNIQUE_VIOLATION = "23505";
+
+    /** How the log's partitions prefix their constraints' names. */
+    private static final Pattern LOG_PARTITION = Pattern.compile("^event_log_p\\d+_");
 
     private Pg() {
     }
@@ -45,11 +49,16 @@ public final class Pg {
         }
     }
 
-    /** Whether {@code error} is a unique violation of {@code constraint}. */
+    /**
+     * Whether {@code error} is a unique violation of {@code constraint}. A violation in a
+     * partition of the log names the partition's constraint ({@code event_log_p07_pkey} for
+     * {@code event_log_pkey}): that counts as the log's.
+     */
     public static boolean violates(Throwable error, String constraint) {
-        return error instanceof PgException pg
-                && UNIQUE_VIOLATION.equals(pg.getSqlState())
-                && constraint.equals(pg.getConstraint());
+        if (!(error instanceof PgException pg) || !UNIQUE_VIOLATION.equals(pg.getSqlState()) || pg.getConstraint() == null) {
+            return false;
+        }
+        return constraint.equals(LOG_PARTITION.matcher(pg.getConstraint()).replaceFirst("event_log_"));
     }
 
     public static OffsetDateTime at(Instant instant) {

@@ -1,0 +1,171 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.evals.local.LocalRun;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Benchmark, not a test (excluded from the suite): does anything grow? The deployment shape of
+ * {@link DeploymentBenchmark} (three packaged services, HTTP ingest, fsync on), measured on an
+ * empty database, then again after 10,000,000 log entries, 1,000,000 outbox rows and 1,000,000
+ * timers of earlier loads were written into it, then soaked at 100 inbound events/s on that
+ * database for {@code loadflow.bench.soak-minutes} (30), one line a minute: p99 ingest→SMS, and
+ * for {@code load_queue}, {@code load_queue_group}, {@code outbox} and {@code timers} their size,
+ * dead tuples and autovacuum runs. Every minute ends with the ledger check.
+ * <pre>
+ * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres ./mvnw -B -pl evals test -Dtest=GrowthBenchmark -Dloadflow.excluded.groups=none
+ * </pre>
+ */
+@Tag("benchmark")
+class GrowthBenchmark {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final List<String> HOT_TABLES = List.of("load_queue", "load_queue_group", "outbox", "timers");
+
+    static final List<DeploymentBenchmark.Config> CONFIGS = List.of(
+            new DeploymentBenchmark.Config("100 ev/s offered, 100 loads", 100, 21, 100),
+            new DeploymentBenchmark.Config("flat out, 100 loads", 100, 41, 0));
+
+    /** One minute at 100 events/s: 285 loads of 21 events. */
+    static final DeploymentBenchmark.Config SOAK_MINUTE = new DeploymentBenchmark.Config("soak minute", 285, 21, 100);
+
+    @Test
+    void growthAndSoak() throws Exception {
+        assumeTrue(System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null,
+                "a benchmark runs against a real PostgreSQL server with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
+        int soakMinutes = Integer.getInteger("loadflow.bench.soak-minutes", 30);
+        long logRows = Long.getLong("loadflow.bench.log-rows", 10_000_000);
+        LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 400, Duration.ofMinutes(30), List.of(), false));
+        ExecutorService senders = Executors.newFixedThreadPool(8);
+        StringBuilder out = new StringBuilder();
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            stack.start();
+            DeploymentBenchmark.Driver driver = new DeploymentBenchmark.Driver(stack, http, senders);
+            driver.run("warm", new DeploymentBenchmark.Config("warm-up", 100, 21, 0));
+            driver.run("warm2", new DeploymentBenchmark.Config("warm-up", 100, 21, 0));
+            List<DeploymentBenchmark.Figures> empty = new ArrayList<>();
+            for (int i = 0; i < CONFIGS.size(); i++) {
+                empty.add(driver.run("e" + i, CONFIGS.get(i)));
+            }
+
+            long populateStart = System.nanoTime();
+            populate(stack, logRows);
+            double populateSeconds = (System.nanoTime() - populateStart) / 1e9;
+            String sizes = sizes(stack);
+
+            List<DeploymentBenchmark.Figures> full = new ArrayList<>();
+            for (int i = 0; i < CONFIGS.size(); i++) {
+                full.add(driver.run("f" + i, CONFIGS.get(i)));
+            }
+            out.append(String.format("%n== growth: %d cores; the same runs on an empty database and after %,d log entries,%n"
+                    + "   1,000,000 outbox rows and 1,000,000 timers of earlier loads (written in %.0f s) ==%n",
+                    Runtime.getRuntime().availableProcessors(), logRows, populateSeconds));
+            out.append(sizes);
+            out.append(String.format("%-30s %10s %10s %8s | %9s %9s %8s%n", "run", "empty ev/s", "full ev/s", "ratio",
+                    "empty p99", "full p99", "ratio"));
+            for (int i = 0; i < CONFIGS.size(); i++) {
+                var e = empty.get(i);
+                var f = full.get(i);
+                out.append(String.format("%-30s %10.1f %10.1f %8.3f | %9.1f %9.1f %8.3f%n", CONFIGS.get(i).name(),
+                        e.eventsPerSecond(), f.eventsPerSecond(), f.eventsPerSecond() / e.eventsPerSecond(),
+                        e.p99Millis(), f.p99Millis(), f.p99Millis() / e.p99Millis()));
+            }
+            System.out.println(out);
+
+            out.append(String.format("%n== soak: %d minutes at 100 inbound events/s on that database ==%n", soakMinutes));
+            out.append(String.format("%-4s %8s %8s", "min", "ev/s", "p99 ms"));
+            HOT_TABLES.forEach(t -> out.append(String.format(" | %-16s %7s %6s %3s", t, "kB", "dead", "av")));
+            out.append(String.format("%n"));
+            for (int m = 0; m < soakMinutes; m++) {
+                var minute = driver.run("s" + m, SOAK_MINUTE);
+                String line = String.format("%-4d %8.1f %8.1f", m + 1, minute.eventsPerSecond(), minute.p99Millis())
+                        + tableStats(stack) + String.format("%n");
+                out.append(line);
+                System.out.print(line);
+            }
+            out.append(String.format("(kB: the table with its indexes and TOAST; dead: n_dead_tup; av: autovacuum runs so far)%n"));
+            System.out.println(out);
+            Files.createDirectories(Path.of("target"));
+            Files.writeString(Path.of("target", "benchmark-growth.txt"), out.toString());
+        } finally {
+            stack.stop();
+            senders.shutdownNow();
+        }
+    }
+
+    /**
+     * Earlier loads, as a month of traffic leaves them: 40 log entries each (events and decisions),
+     * dispatched outbox rows and fired or cancelled timers, recorded before the runs' loads. Written
+     * in slices of a million rows, then analysed, as autovacuum would.
+     */
+    private static void populate(LocalRun stack, long logRows) throws Exception {
+        long loads = logRows / 40;
+        for (long from = 0; from < loads; from += 25_000) {
+            stack.sql("""
+                    INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id, body)
+                    SELECT 'old-' || l, s, CASE WHEN s %% 2 = 1 THEN 'e' || s ELSE 'dec:e' || (s - 1) END,
+                           CASE WHEN s %% 2 = 1 THEN 'event' ELSE 'decision' END,
+                           CASE WHEN s %% 2 = 1 THEN 'LocationPing' ELSE 'DecisionRecorded' END,
+                           '2026-10-01T00:00:00Z'::timestamptz + (l || ' seconds')::interval,
+                           '2026-10-01T00:00:00Z'::timestamptz + (l || ' seconds')::interval + (s || ' minutes')::interval,
+                           'c-' || l,
+                           jsonb_build_object('eventId', 'e' || s, 'loadId', 'old-' || l, 'type', 'LocationPing',
+                                              'occurredAt', '2026-10-01T00:00:00Z', 'correlationId', 'c-' || l,
+                                              'payload', jsonb_build_object('risk', 'high', 'lat', 41.9, 'lon', -87.6))
+                    FROM generate_series(%d, %d) l, generate_series(1, 40) s""".formatted(from, Math.min(loads, from + 25_000) - 1));
+        }
+        for (int slice = 0; slice < 4; slice++) {
+            stack.sql("""
+                    INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
+                                        first_attempt_at, receipt, dispatched_at, correlation_id, causation_id, created_at)
+                    SELECT 'old-' || i || '/ask:eta_request:e1/1/send_sms', 'old-' || i, 'send_sms', 'sms',
+                           '{"to": "+15550100", "text": "Hi, what is your ETA?"}', 'dispatched', 1,
+                           '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z', '{"id": "m-1"}', '2026-10-01T00:00:01Z',
+                           'c-' || i, 'e1', '2026-10-01T00:00:00Z'
+                    FROM generate_series(%1$d, %2$d) i;
+                    INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, fired_at, cancelled_at, created_at)
+                    SELECT 'tmr:old-' || i || ':ask:eta_request:e1:1', 'old-' || i, 'ask:eta_request:e1', 1,
+                           '2026-10-01T00:30:00Z', CASE WHEN i %% 3 = 0 THEN 'fired' ELSE 'cancelled' END,
+                           CASE WHEN i %% 3 = 0 THEN '2026-10-01T00:30:00Z'::timestamptz END,
+                           CASE WHEN i %% 3 <> 0 THEN '2026-10-01T00:10:00Z'::timestamptz END, '2026-10-01T00:00:00Z'
+                    FROM generate_series(%1$d, %2$d) i""".formatted(slice * 250_000, slice * 250_000 + 249_999));
+        }
+        stack.sql("ANALYZE");
+    }
+
+    private static String sizes(LocalRun stack) throws Exception {
+        StringBuilder out = new StringBuilder("   sizes:");
+        for (String table : List.of("event_log", "outbox", "timers")) {
+            out.append(String.format(" %s %,d rows %,d MB;", table, stack.count("SELECT count(*) FROM " + table),
+                    stack.count("SELECT (SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits"
+                            + " WHERE inhparent = '" + table + "'::regclass) + pg_total_relation_size('" + table + "')") / 1_048_576));
+        }
+        return out.append(String.format("%n")).toString();
+    }
+
+    private static String tableStats(LocalRun stack) throws Exception {
+        Map<String, String> stats = new HashMap<>();
+        for (Map<String, Object> row : stack.rows("""
+                SELECT relname, pg_total_relation_size(relid) / 1024 AS kb, n_dead_tup, autovacuum_count
+                FROM pg_stat_user_tables WHERE relname IN ('load_queue', 'load_queue_group', 'outbox', 'timers')""")) {
+            stats.put((String) row.get("relname"), String.format(" | %-16s %7d %6d %3d", "", (Long) row.get("kb"),
+                    (Long) row.get("n_dead_tup"), (Long) row.get("autovacuum_count")));
+        }
+        StringBuilder out = new StringBuilder();
+        HOT_TABLES.forEach(t -> out.append(stats.get(t)));
+        return out.toString();
+    }
+}

@@ -1,0 +1,39 @@
+package dev.loadflow.service.retention;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/** How long what the services keep stays ({@code loadflow.retention.*}). */
+@ConfigMapping(prefix = "loadflow.retention")
+public interface RetentionConfig {
+
+    /** A load with no new log entry for this long leaves the hot log for {@code event_log_archive}. */
+    @WithDefault("P90D")
+    Duration log();
+
+    /** Dead outbox rows (with their failures), ops alerts and parked queue messages are deleted this long after they died. */
+    @WithDefault("P30D")
+    Duration dead();
+
+    /** Fan-out handlers' records of what they processed ({@code processed_event}) are deleted this long after. */
+    @WithDefault("P14D")
+    Duration processed();
+
+    /** How often each service runs its part of retention (the worker the log and parked messages; the dispatcher the rest). */
+    @WithDefault("PT1H")
+    Duration interval();
+
+    /**
+     * The parts of retention this service runs (set by each service's own properties: the
+     * worker {@code log,parked}, the dispatcher {@code dead-outbox,alerts,processed}); unset, none.
+     */
+    Optional<Set<RetentionJob.Part>> parts();
+
+    /** Rows looked at (log) or deleted per statement: each batch is one short transaction. */
+    @WithDefault("500")
+    int batchSize();
+}
