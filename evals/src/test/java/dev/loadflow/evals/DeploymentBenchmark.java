@@ -64,7 +64,7 @@ class DeploymentBenchmark {
     void deploymentShape() throws Exception {
         assumeTrue(System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null,
                 "a benchmark runs against a real PostgreSQL server with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
-        LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 300, Duration.ofMinutes(30), List.of(), false));
+        LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 300, Duration.ofMinutes(30), List.of(), false, false));
         ExecutorService senders = Executors.newFixedThreadPool(SENDERS);
         try (HttpClient http = HttpClient.newHttpClient()) {
             stack.start();

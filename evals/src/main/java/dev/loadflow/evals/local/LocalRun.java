@@ -64,9 +64,16 @@ public final class LocalRun {
     /**
      * How to run: the repository's root (where the packaged services are); the ports, the local
      * run's plus {@code portOffset} (so a test's stack does not meet a local run); client A's
-     * retry-after; extra {@code -D} options for the load-worker.
+     * retry-after; extra {@code -D} options for the load-worker; whether the console runs; whether
+     * the channel simulator prints each message it receives (a benchmark's thousands would cost
+     * the load generator's CPU).
      */
-    public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console) {
+    public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
+                          boolean printDeliveries) {
+
+        public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console) {
+            this(root, portOffset, retryAfter, workerOptions, console, true);
+        }
 
         /** With the console. */
         public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions) {
@@ -225,7 +232,7 @@ public final class LocalRun {
         operator = jwt("local-operator", "loadflow-operator");
         step("callers: source %s with a fresh ingest token; JWTs verified with %s", SOURCE, root.relativize(publicKey));
 
-        simulator = ChannelSimulator.start(port(8090), OUT);
+        simulator = ChannelSimulator.start(port(8090), options.printDeliveries() ? OUT : null);
         step("channel simulator on :%d (SMS, Hero tasks, Hero Slack; dedupes on Idempotency-Key)", port(8090));
 
         String simulatorUrl = "http://127.0.0.1:" + port(8090);
