@@ -13,9 +13,11 @@ import java.util.List;
 
 /**
  * Renders a kustomization the way {@code kubectl kustomize} does, for the features these
- * manifests use: {@code resources} (files and folders), {@code images} (new tag or name) and
- * {@code patches} (JSON 6902 files with a kind/name target). Anything else is refused, so a
- * manifest change that needs more fails here instead of rendering differently.
+ * manifests use: {@code resources} (files and folders), {@code components} (a
+ * {@code kind: Component} folder: its resources join, then its own patches and images apply to
+ * everything so far), {@code images} (new tag or name) and {@code patches} (JSON 6902 files with a
+ * kind/name target). Anything else is refused, so a manifest change that needs more fails here
+ * instead of rendering differently.
  */
 final class Kustomize {
 
@@ -25,16 +27,29 @@ final class Kustomize {
     }
 
     static List<ObjectNode> render(Path dir) throws IOException {
+        List<ObjectNode> objects = new ArrayList<>();
+        apply(dir, objects, false);
+        return objects;
+    }
+
+    /** Adds what the kustomization (or component) in {@code dir} makes to {@code objects} and transforms them. */
+    private static void apply(Path dir, List<ObjectNode> objects, boolean component) throws IOException {
         JsonNode kustomization = YAML.readTree(dir.resolve("kustomization.yaml").toFile());
+        String kind = kustomization.path("kind").asText("Kustomization");
+        if (!kind.equals(component ? "Component" : "Kustomization")) {
+            throw new IllegalArgumentException(dir + ": a " + kind + " where a " + (component ? "Component" : "Kustomization") + " belongs");
+        }
         kustomization.fieldNames().forEachRemaining(field -> {
-            if (!List.of("apiVersion", "kind", "resources", "images", "patches").contains(field)) {
+            if (!List.of("apiVersion", "kind", "resources", "components", "images", "patches").contains(field)) {
                 throw new IllegalArgumentException(dir + ": kustomization field '" + field + "' is not rendered here");
             }
         });
-        List<ObjectNode> objects = new ArrayList<>();
         for (JsonNode resource : kustomization.path("resources")) {
             Path path = dir.resolve(resource.asText()).normalize();
             objects.addAll(Files.isDirectory(path) ? render(path) : readAll(path));
+        }
+        for (JsonNode included : kustomization.path("components")) {
+            apply(dir.resolve(included.asText()).normalize(), objects, true);
         }
         for (JsonNode image : kustomization.path("images")) {
             for (ObjectNode object : objects) {
@@ -52,16 +67,15 @@ final class Kustomize {
             JsonNode ops = YAML.readTree(dir.resolve(patch.path("path").asText()).toFile());
             JsonNode target = patch.path("target");
             for (ObjectNode object : objects) {
-                boolean kind = !target.has("kind") || target.get("kind").asText().equals(object.path("kind").asText());
-                boolean name = !target.has("name") || target.get("name").asText().equals(object.path("metadata").path("name").asText());
-                if (kind && name) {
+                boolean kindMatches = !target.has("kind") || target.get("kind").asText().equals(object.path("kind").asText());
+                boolean nameMatches = !target.has("name") || target.get("name").asText().equals(object.path("metadata").path("name").asText());
+                if (kindMatches && nameMatches) {
                     for (JsonNode op : ops) {
-                        apply(object, op);
+                        patch(object, op);
                     }
                 }
             }
         }
-        return objects;
     }
 
     static List<ObjectNode> readAll(Path file) throws IOException {
@@ -77,7 +91,7 @@ final class Kustomize {
         return documents;
     }
 
-    private static void apply(ObjectNode object, JsonNode op) {
+    private static void patch(ObjectNode object, JsonNode op) {
         String[] path = op.path("path").asText().substring(1).split("/");
         JsonNode parent = object;
         for (int i = 0; i < path.length - 1; i++) {

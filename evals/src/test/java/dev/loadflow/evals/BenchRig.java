@@ -143,7 +143,7 @@ final class BenchRig implements AutoCloseable {
         DispatcherMetrics metrics = new DispatcherMetrics(registry);
         Delivery delivery = new Delivery(clients, new InternalActions(timers, new PgLoadStages(pool), CLOCK),
                 new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK),
-                new ChannelGuards(PlainConfigs.circuit(1000), c -> 32, registry));
+                new ChannelGuards(PlainConfigs.circuit(1000), c -> 32, registry, ChannelGuards.CircuitListener.NONE));
         Finisher finisher = new Finisher(outbox, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
                 new PgOpsAlerts(pool), metrics, CLOCK);

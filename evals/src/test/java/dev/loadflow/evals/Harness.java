@@ -152,7 +152,7 @@ public final class Harness implements AutoCloseable {
                 HOLD_RECHECK), workerMetrics, clock);
         worker = workerWith(sop());
         clients = new ChannelClients(PlainConfigs.channels(channels.base()), new JdkHttpTransport(), clock);
-        guards = new ChannelGuards(PlainConfigs.circuit(100), channel -> 16, registry);
+        guards = new ChannelGuards(PlainConfigs.circuit(100), channel -> 16, registry, ChannelGuards.CircuitListener.NONE);
         dispatcherMetrics = new DispatcherMetrics(registry);
         dispatcher = dispatcherWith(outbox);
         pump = pumpWith(timers);

@@ -8,6 +8,7 @@ import dev.loadflow.dispatcher.finish.Finisher;
 import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.protect.CircuitRecorder;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
@@ -17,6 +18,7 @@ import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.PgChannelCircuits;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
@@ -87,14 +89,14 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, MeterRegistry registry) {
+    ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, MeterRegistry registry, Pool pool, Clock clock) {
         ChannelGuards guards = new ChannelGuards(config.circuit(), channel -> switch (channel) {
             case SMS -> channels.sms().maxConcurrency();
             case HERO -> channels.hero().maxConcurrency();
             case SLACK -> channels.slack().maxConcurrency();
             case FANOUT -> channels.stageWebhooks().maxConcurrency();
             case INTERNAL -> config.concurrency();
-        }, registry);
+        }, registry, new CircuitRecorder(new PgChannelCircuits(pool), clock));
         guards.register(Channel.SMS, Channel.HERO, Channel.SLACK, Channel.FANOUT);
         return guards;
     }

@@ -30,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * An SMS provider outage opens the SMS circuit: the rows behind it are deferred untried, so
  * their attempts and budgets are not burnt; when the provider is back the circuit closes and
- * every row goes out.
+ * every row goes out. While it is open, {@code channel_circuit} says so, which keeps autoscaling
+ * from adding dispatchers for rows that only wait for the provider.
  */
 @QuarkusTest
 @TestProfile(CircuitBreakerTest.SmallCircuit.class)
@@ -89,6 +90,8 @@ class CircuitBreakerTest {
         assertThat(sent).as("calls before the circuit opened").isLessThan(20);
         assertThat(untried).as("rows deferred untried while the circuit is open").isGreaterThan(0);
         assertThat(count(pool, "SELECT count(*) FROM outbox WHERE load_id LIKE $1 AND status = 'dead'", prefix + "%")).isZero();
+        await().atMost(Duration.ofSeconds(5)).until(() -> count(pool,
+                "SELECT count(*) FROM channel_circuit WHERE channel = $1 AND open_until > now()", "sms") == 1);
 
         wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", matching(prefix + ".*"))
                 .willReturn(aResponse().withStatus(200).withBody("back")));
@@ -96,5 +99,7 @@ class CircuitBreakerTest {
         await().atMost(Duration.ofSeconds(40)).until(() -> count(pool,
                 "SELECT count(*) FROM outbox WHERE load_id LIKE $1 AND channel = 'sms' AND status = 'dispatched'", prefix + "%") == 20);
         assertThat(circuitState()).isEqualTo(0.0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> count(pool,
+                "SELECT count(*) FROM channel_circuit WHERE channel = $1", "sms") == 0);
     }
 }

@@ -33,15 +33,35 @@ public final class ChannelGuards {
         void released();
     }
 
+    /** Told when a channel's circuit opens (again) or closes; must not throw. */
+    public interface CircuitListener {
+        CircuitListener NONE = new CircuitListener() {
+            @Override
+            public void opened(Channel channel, Duration openFor) {
+            }
+
+            @Override
+            public void closed(Channel channel) {
+            }
+        };
+
+        void opened(Channel channel, Duration openFor);
+
+        void closed(Channel channel);
+    }
+
     private final DispatcherConfig.Circuit circuit;
     private final ToIntFunction<Channel> maxConcurrency;
     private final MeterRegistry registry;
+    private final CircuitListener listener;
     private final Map<Channel, Guard> guards = new ConcurrentHashMap<>();
 
-    public ChannelGuards(DispatcherConfig.Circuit circuit, ToIntFunction<Channel> maxConcurrency, MeterRegistry registry) {
+    public ChannelGuards(DispatcherConfig.Circuit circuit, ToIntFunction<Channel> maxConcurrency, MeterRegistry registry,
+                         CircuitListener listener) {
         this.circuit = circuit;
         this.maxConcurrency = maxConcurrency;
         this.registry = registry;
+        this.listener = listener;
     }
 
     /**
@@ -102,6 +122,13 @@ public final class ChannelGuards {
                         default -> 2;
                     }).description("Circuit of a channel: 0 closed, 1 half-open, 2 open")
                     .tag("channel", name.wire()).strongReference(true).register(registry);
+            breaker.getEventPublisher().onStateTransition(event -> {
+                switch (event.getStateTransition().getToState()) {
+                    case OPEN, FORCED_OPEN -> listener.opened(name, circuit.openFor());
+                    case CLOSED -> listener.closed(name);
+                    default -> { } // half-open: still holding rows back, trial calls decide
+                }
+            });
             return new Guard(breaker, new Semaphore(Math.max(1, maxConcurrency.applyAsInt(name))));
         });
     }
