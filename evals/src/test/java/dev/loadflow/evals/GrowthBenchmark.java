@@ -64,9 +64,8 @@ class GrowthBenchmark {
                 System.out.println("autovacuum was off on this server: on for this run (ALTER SYSTEM; reset at the end)");
             }
             DeploymentBenchmark.Driver driver = new DeploymentBenchmark.Driver(stack, http, senders);
-            driver.run("warm", new DeploymentBenchmark.Config("warm-up", 100, 21, 0));
-            driver.run("warm2", new DeploymentBenchmark.Config("warm-up", 100, 21, 0));
-            driver.run("warm3", SOAK_MINUTE);
+            driver.warmUp();
+            driver.run("warm-rate", SOAK_MINUTE);
             List<DeploymentBenchmark.Figures> empty = new ArrayList<>();
             for (int i = 0; i < CONFIGS.size(); i++) {
                 empty.add(driver.run("e" + i, CONFIGS.get(i)));

@@ -57,13 +57,11 @@ public class LoadResource {
         // the request's trace (its traceparent header, or the trace this request began) goes with the event
         InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
                 .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
-        if (events.contains(loadId, event.eventId())) {
-            return Response.ok(receipt(event, "already processed")).build();
-        }
-        boolean queued = queue.enqueue(QueueMessage.of(event));
-        return queued
-                ? Response.accepted(receipt(event, "queued")).build()
-                : Response.ok(receipt(event, "already queued")).build();
+        return switch (queue.enqueueUnlessLogged(QueueMessage.of(event), events)) {
+            case LOGGED -> Response.ok(receipt(event, "already processed")).build();
+            case QUEUED -> Response.accepted(receipt(event, "queued")).build();
+            case ALREADY_QUEUED -> Response.ok(receipt(event, "already queued")).build();
+        };
     }
 
     @GET

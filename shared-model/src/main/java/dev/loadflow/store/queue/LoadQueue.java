@@ -1,6 +1,7 @@
 package dev.loadflow.store.queue;
 
 import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.eventlog.EventStore;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -23,6 +24,27 @@ public interface LoadQueue {
 
     /** Queues {@code message}; false if a message with its id is already queued for its load. */
     boolean enqueue(QueueMessage message);
+
+    /** What became of an inbound event handed to {@link #enqueueUnlessLogged}. */
+    enum Intake {
+        /** Its load's log has it already: nothing queued. */
+        LOGGED,
+        QUEUED,
+        /** A message with its id is queued already. */
+        ALREADY_QUEUED
+    }
+
+    /**
+     * Ingest's step: queues {@code message} (an inbound event: its message id is the event id)
+     * unless {@code events} has the event logged already. A backend in the log's own database
+     * does both in one round trip.
+     */
+    default Intake enqueueUnlessLogged(QueueMessage message, EventStore events) {
+        if (events.contains(message.loadId(), message.messageId())) {
+            return Intake.LOGGED;
+        }
+        return enqueue(message) ? Intake.QUEUED : Intake.ALREADY_QUEUED;
+    }
 
     /**
      * Hands out up to {@code max} messages, at most one per load, each the oldest of its load.

@@ -2,6 +2,7 @@ package dev.loadflow.store.queue;
 
 import dev.loadflow.store.audit.AuditInsert;
 import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.WakeupSignal;
@@ -47,6 +48,23 @@ public final class PgLoadQueue implements LoadQueue {
             INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
             SELECT grp.load_id, $2, $3::text::jsonb, $4 FROM grp
             ON CONFLICT (load_id, message_id) DO NOTHING""";
+
+    /**
+     * ENQUEUE unless the load's log has the event ($5 its entry id): one round trip for ingest.
+     * Returns whether it was logged and whether it was queued.
+     */
+    static final String ENQUEUE_UNLESS_LOGGED = """
+            WITH logged AS (SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $5),
+            grp AS (
+                INSERT INTO load_queue_group (load_id, visible_at) SELECT $1, $4 WHERE NOT EXISTS (SELECT FROM logged)
+                ON CONFLICT (load_id) DO UPDATE SET load_id = excluded.load_id
+                RETURNING load_id),
+            queued AS (
+                INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
+                SELECT grp.load_id, $2, $3::text::jsonb, $4 FROM grp
+                ON CONFLICT (load_id, message_id) DO NOTHING
+                RETURNING 1)
+            SELECT EXISTS (SELECT FROM logged) AS logged, EXISTS (SELECT FROM queued) AS queued""";
 
     /** ENQUEUE for many: groups are created and locked in load id order (no deadlock between two of these). */
     static final String ENQUEUE_ALL = """
@@ -195,6 +213,21 @@ public final class PgLoadQueue implements LoadQueue {
             wakeups.wake(PgNotifications.QUEUE);
         }
         return queued;
+    }
+
+    /** In one statement: the log is in this queue's database (its {@code event_log}), whatever {@code events} is. */
+    @Override
+    public Intake enqueueUnlessLogged(QueueMessage message, EventStore events) {
+        Row row = Pg.await(pool.preparedQuery(ENQUEUE_UNLESS_LOGGED).execute(Tuple.of(message.loadId(), message.messageId(),
+                message.body(), Pg.at(clock.instant()), message.messageId()))).iterator().next();
+        if (row.getBoolean("logged")) {
+            return Intake.LOGGED;
+        }
+        if (!row.getBoolean("queued")) {
+            return Intake.ALREADY_QUEUED;
+        }
+        wakeups.wake(PgNotifications.QUEUE);
+        return Intake.QUEUED;
     }
 
     @Override

@@ -2,10 +2,13 @@ package dev.loadflow.store.queue;
 
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
+import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.testing.Fixtures;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,6 +39,25 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Override
     protected void reset() {
         PG.database().truncateAll();
+    }
+
+    /** Ingest's step in one statement: an event already logged is not queued, a new one is, once. */
+    @Test
+    void anEventIsQueuedUnlessItsLoadLoggedItAndOnlyOnce() {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
+        LoadQueue queue = loadQueue(clock, Duration.ofMinutes(5));
+        String load = newLoadId();
+        InboundEvent logged = Fixtures.ping(load, "ping_1", clock.instant());
+        events.append(load, List.of(logged), 0, List.of());
+        InboundEvent fresh = Fixtures.ping(load, "ping_2", clock.instant());
+
+        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(logged), events)).isEqualTo(LoadQueue.Intake.LOGGED);
+        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(fresh), events)).isEqualTo(LoadQueue.Intake.QUEUED);
+        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(fresh), events)).isEqualTo(LoadQueue.Intake.ALREADY_QUEUED);
+
+        assertThat(queue.receive(10, Duration.ZERO)).singleElement()
+                .satisfies(m -> assertThat(m.messageId()).isEqualTo("ping_2"));
     }
 
     /**
