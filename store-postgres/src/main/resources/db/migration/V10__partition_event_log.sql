@@ -116,17 +116,8 @@ END $$;
 -- load, at the seq after its last, so an append that read the load before it moved finds its
 -- version gone and re-reads; a read of a load with an 'archived' entry reads this table too.
 CREATE TABLE IF NOT EXISTS event_log_archive (
-    load_id        text        NOT NULL,
-    seq            bigint      NOT NULL,
-    entry_id       text        NOT NULL,
-    kind           text        NOT NULL,
-    type           text        NOT NULL,
-    occurred_at    timestamptz NOT NULL,
-    recorded_at    timestamptz NOT NULL,
-    correlation_id text,
-    causation_id   text,
-    body           jsonb       NOT NULL,
-    archived_at    timestamptz NOT NULL,
+    LIKE event_log,
+    archived_at timestamptz NOT NULL,
     CONSTRAINT event_log_archive_pkey PRIMARY KEY (load_id, seq)
 );
 CREATE INDEX IF NOT EXISTS event_log_archive_archived_idx ON event_log_archive (archived_at);

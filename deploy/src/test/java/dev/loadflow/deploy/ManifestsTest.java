@@ -409,7 +409,7 @@ class ManifestsTest {
         for (String service : List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console")) {
             for (String kind : List.of("jvm", "native")) {
                 String dockerfile = Files.readString(Path.of("..", service, "src", "main", "docker", "Dockerfile." + kind));
-                int dependencies = dockerfile.indexOf("dependency:go-offline");
+                int dependencies = dockerfile.indexOf("RUN mvn");
                 int sources = dockerfile.indexOf("COPY . .");
                 assertThat(dependencies).as(service + " " + kind).isPositive().isLessThan(sources);
                 assertThat(dockerfile.substring(0, dependencies)).as("only poms before the dependency layer")

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -107,6 +108,8 @@ class GrowthBenchmark {
             List<Double> p99s = new ArrayList<>();
             for (int m = 0; m < soakMinutes; m++) {
                 var minute = driver.run("s" + m, SOAK_MINUTE);
+                assertThat(minute.eventsPerSecond()).as("minute %d: the offered 100 events/s got through", m + 1)
+                        .isGreaterThan(95);
                 p99s.add(minute.p99Millis());
                 String line = String.format("%-4d %8.1f %8.1f", m + 1, minute.eventsPerSecond(), minute.p99Millis())
                         + tableStats(stack) + String.format("%n");

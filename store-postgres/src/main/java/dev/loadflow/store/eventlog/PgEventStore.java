@@ -54,10 +54,13 @@ public final class PgEventStore implements EventStore {
                                 WHERE e.load_id = k.load_id AND e.seq > k.after ORDER BY e.seq) l
             ORDER BY k.load_id, l.seq""";
 
-    /** A load's archived entries after a seq: all of them come before its marker in the hot log. */
+    /**
+     * A load's archived entries between two seqs: after what the caller has, before the first
+     * entry the hot log showed it (should the load move again meanwhile, those are read already).
+     */
     static final String READ_ARCHIVED = """
             SELECT seq, kind, recorded_at, body::text AS body
-            FROM event_log_archive WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
+            FROM event_log_archive WHERE load_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq""";
 
     static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
@@ -113,15 +116,16 @@ public final class PgEventStore implements EventStore {
             entries.add(entry(row));
         }
         if (archived) {
-            entries.addAll(0, archived(loadId, 0));
+            entries.addAll(0, archived(loadId, 0, entries.getFirst().seq()));
         }
         return new LoadLog(loadId, version, entries);
     }
 
-    /** {@code loadId}'s archived entries after {@code after}, in order. */
-    private List<RecordedEntry> archived(String loadId, long after) {
+    /** {@code loadId}'s archived entries after {@code after} and before {@code before}, in order. */
+    private List<RecordedEntry> archived(String loadId, long after, long before) {
         List<RecordedEntry> entries = new ArrayList<>();
-        Pg.await(pool.preparedQuery(READ_ARCHIVED).execute(Tuple.of(loadId, after))).forEach(row -> entries.add(entry(row)));
+        Pg.await(pool.preparedQuery(READ_ARCHIVED).execute(Tuple.of(loadId, after, before)))
+                .forEach(row -> entries.add(entry(row)));
         return entries;
     }
 
@@ -147,7 +151,8 @@ public final class PgEventStore implements EventStore {
         }
         for (String loadId : archived) {
             // the load left the hot log after the caller read it: what it has not seen is in the archive
-            byLoad.get(loadId).addAll(0, archived(loadId, versions.get(loadId)));
+            List<RecordedEntry> hot = byLoad.get(loadId);
+            hot.addAll(0, archived(loadId, versions.get(loadId), hot.getFirst().seq()));
         }
         return byLoad;
     }
