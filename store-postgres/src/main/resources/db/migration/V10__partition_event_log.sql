@@ -20,17 +20,10 @@ BEGIN
     IF EXISTS (SELECT FROM pg_partitioned_table WHERE partrelid = to_regclass('event_log')) THEN
         RETURN; -- converted already
     END IF;
+    -- the same columns in the same order (the copies below are SELECT *)
     CREATE TABLE IF NOT EXISTS event_log_partitioned (
-        load_id        text        NOT NULL,
-        seq            bigint      NOT NULL CHECK (seq > 0),
-        entry_id       text        NOT NULL,
-        kind           text        NOT NULL,
-        type           text        NOT NULL,
-        occurred_at    timestamptz NOT NULL,
-        recorded_at    timestamptz NOT NULL,
-        correlation_id text,
-        causation_id   text,
-        body           jsonb       NOT NULL,
+        LIKE event_log,
+        CONSTRAINT event_log_partitioned_seq_check CHECK (seq > 0),
         CONSTRAINT event_log_partitioned_pkey PRIMARY KEY (load_id, seq),
         CONSTRAINT event_log_partitioned_entry_key UNIQUE (load_id, entry_id),
         CONSTRAINT event_log_partitioned_kind_check CHECK (kind IN ('event', 'decision', 'skipped', 'archived'))
