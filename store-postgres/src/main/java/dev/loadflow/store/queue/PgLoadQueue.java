@@ -50,11 +50,11 @@ public final class PgLoadQueue implements LoadQueue {
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
     /**
-     * ENQUEUE unless the load's log has the event ($5 its entry id): one round trip for ingest.
-     * Returns whether it was logged and whether it was queued.
+     * ENQUEUE unless the load's log has the event (an inbound event's message id is its entry
+     * id): one round trip for ingest. Returns whether it was logged and whether it was queued.
      */
     static final String ENQUEUE_UNLESS_LOGGED = """
-            WITH logged AS (SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $5),
+            WITH logged AS (SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2),
             grp AS (
                 INSERT INTO load_queue_group (load_id, visible_at) SELECT $1, $4 WHERE NOT EXISTS (SELECT FROM logged)
                 ON CONFLICT (load_id) DO UPDATE SET load_id = excluded.load_id
@@ -219,7 +219,7 @@ public final class PgLoadQueue implements LoadQueue {
     @Override
     public Intake enqueueUnlessLogged(QueueMessage message, EventStore events) {
         Row row = Pg.await(pool.preparedQuery(ENQUEUE_UNLESS_LOGGED).execute(Tuple.of(message.loadId(), message.messageId(),
-                message.body(), Pg.at(clock.instant()), message.messageId()))).iterator().next();
+                message.body(), Pg.at(clock.instant())))).iterator().next();
         if (row.getBoolean("logged")) {
             return Intake.LOGGED;
         }
