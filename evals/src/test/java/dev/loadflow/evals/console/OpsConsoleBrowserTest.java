@@ -95,6 +95,13 @@ class OpsConsoleBrowserTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> browser.getCurrentUrl().endsWith(path));
     }
 
+    /** The element of the page a click leads to: a click returns before the form's POST and its redirect are done. */
+    private WebElement loaded(By locator) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> !browser.findElements(locator).isEmpty());
+        return browser.findElement(locator);
+    }
+
     private List<WebElement> entries() {
         return browser.findElements(By.cssSelector("#timeline > li"));
     }
@@ -151,13 +158,13 @@ class OpsConsoleBrowserTest {
             return !browser.findElements(By.cssSelector("tr.held-load[data-load='" + HELD_LOAD + "']")).isEmpty();
         });
         browser.findElement(By.linkText(HELD_LOAD)).click();
-        assertThat(browser.findElement(By.id("hold")).getText()).contains("assign_9").contains("unreadable");
+        assertThat(loaded(By.id("hold")).getText()).contains("assign_9").contains("unreadable");
         assertThat(entries()).as("nothing of the load has run").isEmpty();
 
         browser.findElement(By.cssSelector("#hold .skip-reason")).sendKeys("producer sent a numeric clientId");
         browser.findElement(By.cssSelector("#hold button.skip")).click();
 
-        assertThat(browser.findElement(By.id("notice")).getText()).contains("Skipped the head message of load " + HELD_LOAD);
+        assertThat(loaded(By.id("notice")).getText()).contains("Skipped the head message of load " + HELD_LOAD);
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
             browser.navigate().refresh();
             return entries().stream().map(e -> e.getAttribute("data-type")).toList()
