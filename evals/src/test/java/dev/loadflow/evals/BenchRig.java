@@ -11,6 +11,7 @@ import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
+import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.evals.sim.ChannelSimulator;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.eventlog.PgEventStore;
@@ -55,6 +56,10 @@ final class BenchRig implements AutoCloseable {
     static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
 
     /** The loops' linger, as in the services (-Dloadflow.bench.linger-ms to compare). */
+    /** Concurrent sends per dispatcher (as {@code loadflow.dispatcher.concurrency}), and per channel. */
+    static final int SENDS = Integer.getInteger("loadflow.bench.dispatcher-concurrency", 128);
+    /** Concurrent sends per channel and dispatcher (as {@code loadflow.channels.<channel>.max-concurrency}). */
+    static final int CHANNEL_SENDS = Integer.getInteger("loadflow.bench.channel-concurrency", 16);
     static final Duration LINGER = Duration.ofMillis(Long.getLong("loadflow.bench.linger-ms", 5));
 
     /**
@@ -137,19 +142,21 @@ final class BenchRig implements AutoCloseable {
         return new dev.loadflow.worker.lock.PgLoadLock(pool, 16); // half the rig's pool of 32
     }
 
-    /** Starts one more dispatcher: batches of 50, 32 concurrent sends. */
+    /** Starts one more dispatcher: batches of 50, 128 rows in hand, 16 requests in flight to a channel (the defaults). */
     void startDispatcher() {
-        ChannelClients clients = new ChannelClients(PlainConfigs.channels(channels.base()), new JdkHttpTransport(), CLOCK);
+        ChannelClients clients = new ChannelClients(PlainConfigs.channels(channels.base()),
+                "jdk".equals(System.getProperty("loadflow.bench.transport")) ? new JdkHttpTransport()
+                        : new VertxHttpTransport(vertx, SENDS), CLOCK);
         DispatcherMetrics metrics = new DispatcherMetrics(registry);
         Delivery delivery = new Delivery(clients, new InternalActions(timers, new PgLoadStages(pool), CLOCK),
                 new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK),
-                new ChannelGuards(PlainConfigs.circuit(1000), c -> 32, registry, ChannelGuards.CircuitListener.NONE));
+                new ChannelGuards(PlainConfigs.circuit(1000), c -> CHANNEL_SENDS, registry, ChannelGuards.CircuitListener.NONE));
         Finisher finisher = new Finisher(outbox, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
                 new PgOpsAlerts(pool), metrics, CLOCK);
         RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, finisher, metrics, CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
-                50, 32, Duration.ofSeconds(1), LINGER);
+                50, SENDS, Duration.ofSeconds(1), LINGER);
         loop.start();
         loops.add(loop);
     }

@@ -24,32 +24,45 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Benchmark, not a test: the dispatcher alone. Pending SMS rows sent per second with one and two
  * dispatchers, against a channel answering at once and one answering after 50 ms: 20,000 rows a
- * run (the peers' harnesses time 50,000), after a run of 5,000 that warms the JIT up and is not
- * reported. Run:
+ * run (the peers' harnesses time 50,000), after a run of 40,000 that warms the JIT up and is not
+ * reported ({@code bench-peers/run} gives the peers the same warm-up). Each run prints the CPU
+ * this JVM (dispatchers and channel simulator) and PostgreSQL spent per row. Run:
  * <pre>
  * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres \
- *   ./mvnw -B -pl evals test -Dtest=DispatcherBenchmark -Dloadflow.excluded.groups=none
+ *   ./mvnw -B -pl evals test -Dtest=DispatcherBenchmark -Dloadflow.excluded.groups=none \
+ *   [-Dloadflow.bench.dispatcher-delays=0] [-Dloadflow.bench.dispatcher-warm-up=40000] \
+ *   [-Dloadflow.bench.dispatcher-concurrency=128] [-Dloadflow.bench.transport=jdk]
  * </pre>
  */
 @Tag("benchmark")
 class DispatcherBenchmark {
 
     private static final int ROWS = Integer.getInteger("loadflow.bench.dispatcher-rows", 20_000);
+    /** Channel delays (ms) to run, e.g. {@code -Dloadflow.bench.dispatcher-delays=0} for the 0 ms runs only. */
+    private static final String DELAYS = System.getProperty("loadflow.bench.dispatcher-delays", "0,50");
+    /** Rows of the JIT's warm-up run, not reported. */
+    private static final int WARM_UP = Integer.getInteger("loadflow.bench.dispatcher-warm-up", 40_000);
+
+    /** CPU milliseconds per row of this JVM (dispatchers and channel simulator) and of PostgreSQL, per run. */
+    private final java.util.Map<String, String> cpu = new java.util.HashMap<>();
 
     @Test
     void rowsSentPerSecond() throws Exception {
-        run(1, 0, 5_000); // the JIT's warm-up: a cold first run was a fraction of the same run warm
+        run(1, 0, WARM_UP); // the JIT's warm-up: after 5,000 rows the rate was still two thirds of what it is after 40,000
         java.util.Map<String, Double> rates = new java.util.LinkedHashMap<>();
-        for (int delay : new int[]{0, 50}) {
+        for (int delay : java.util.Arrays.stream(DELAYS.split(",")).mapToInt(d -> Integer.parseInt(d.trim())).toArray()) {
             for (int dispatchers : new int[]{1, 2}) {
                 rates.put(String.format("%-12d %-12s", dispatchers, delay + " ms"), run(dispatchers, delay, ROWS));
             }
         }
         double ceiling = CeilingBenchmark.decisionsPerSecond(8);
-        StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s %10s%n",
-                ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s", "of ceiling"));
-        rates.forEach((run, rate) -> table.append(String.format("%s %10.1f %9.1f%%%n", run, rate, 100 * rate / ceiling)));
-        table.append(String.format("(of ceiling: rows/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after)%n", ceiling));
+        StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s %10s %12s %12s%n",
+                ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s", "of ceiling",
+                "JVM CPU ms", "PG CPU ms"));
+        rates.forEach((run, rate) -> table.append(String.format("%s %10.1f %9.1f%% %s%n", run, rate, 100 * rate / ceiling,
+                cpu.get(run))));
+        table.append(String.format("(of ceiling: rows/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after;%n"
+                + " CPU ms: per row, of this JVM (dispatchers and channel simulator) and of PostgreSQL)%n", ceiling));
         System.out.println(table);
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "benchmark-dispatcher.txt"), table);
@@ -73,6 +86,8 @@ class DispatcherBenchmark {
                     appends.clear();
                 }
             }
+            long jvmCpu = CpuTime.millisOfSelf();
+            long pgCpu = CpuTime.millisOfAll("postgres");
             long start = System.nanoTime();
             for (int d = 0; d < dispatchers; d++) {
                 rig.startDispatcher();
@@ -83,6 +98,8 @@ class DispatcherBenchmark {
                 assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MINUTES.toNanos(5));
             }
             double seconds = (System.nanoTime() - start) / 1e9;
+            cpu.put(String.format("%-12d %-12s", dispatchers, delayMillis + " ms"), String.format("%12.3f %12.3f",
+                    (double) (CpuTime.millisOfSelf() - jvmCpu) / rows, (double) (CpuTime.millisOfAll("postgres") - pgCpu) / rows));
             assertThat(rig.channels.delivered("sms")).hasSize(rows);
             return rows / seconds;
         }

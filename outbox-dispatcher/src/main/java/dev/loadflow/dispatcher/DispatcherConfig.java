@@ -33,8 +33,12 @@ public interface DispatcherConfig {
     @WithDefault("50")
     int batchSize();
 
-    /** Rows sent at once per instance (each channel also has its own limit). */
-    @WithDefault("32")
+    /**
+     * Rows in hand at once per instance, from their send until their outcome and mark are
+     * written (each channel also limits its own requests in flight). Rows finishing together
+     * are written together, so more in hand means fewer statements per row.
+     */
+    @WithDefault("128")
     int concurrency();
 
     /** The polling fallback: how long the loop waits for a NOTIFY before it looks again. */

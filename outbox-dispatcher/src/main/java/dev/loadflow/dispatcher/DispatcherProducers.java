@@ -13,6 +13,7 @@ import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
 import dev.loadflow.dispatcher.send.RestClientTransport;
+import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.alert.OpsAlerts;
@@ -29,6 +30,7 @@ import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -78,11 +80,14 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    ChannelClients channelClients(ChannelsConfig config, Clock clock) {
+    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx) {
         return new ChannelClients(config, switch (config.transport()) {
+            case "vertx" -> new VertxHttpTransport(vertx, Math.max(config.sms().maxConcurrency(),
+                    Math.max(config.hero().maxConcurrency(), Math.max(config.slack().maxConcurrency(),
+                            config.stageWebhooks().maxConcurrency()))));
             case "rest-client" -> new RestClientTransport();
             case "jdk" -> new JdkHttpTransport();
-            default -> throw new IllegalStateException("loadflow.channels.transport is rest-client or jdk, got '"
+            default -> throw new IllegalStateException("loadflow.channels.transport is vertx, rest-client or jdk, got '"
                     + config.transport() + "'");
         }, clock);
     }

@@ -1,22 +1,21 @@
 package dev.loadflow.evals.sim;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -27,6 +26,10 @@ import java.util.function.Consumer;
  * ({@code POST /slack}) and fan-out webhooks ({@code POST /webhooks/{name}}). Each dedupes on
  * {@code Idempotency-Key}: a key already delivered is answered 200 with its first receipt and
  * reaches nobody again. Each can be told to fail, hang or answer slowly.
+ *
+ * <p>Served by Vert.x on one event loop of its own: a channel answering at once costs the
+ * machine little, so that a benchmark measures loadflow rather than its channels. A held
+ * request waits on a virtual thread, a slow one on a timer.
  */
 public final class ChannelSimulator implements AutoCloseable {
 
@@ -39,6 +42,7 @@ public final class ChannelSimulator implements AutoCloseable {
                            String traceparent) {
     }
 
+    private final Vertx vertx;
     private final HttpServer server;
     private final PrintStream log;
     private volatile Consumer<Delivery> listener = delivery -> { };
@@ -59,23 +63,30 @@ public final class ChannelSimulator implements AutoCloseable {
         }
     }
 
-    private ChannelSimulator(HttpServer server, PrintStream log) {
+    private ChannelSimulator(Vertx vertx, HttpServer server, PrintStream log) {
+        this.vertx = vertx;
         this.server = server;
         this.log = log;
     }
 
     /** Starts on {@code port} (0: any free port); {@code log} prints every delivery (null: silent). */
     public static ChannelSimulator start(int port, PrintStream log) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
-        ChannelSimulator simulator = new ChannelSimulator(server, log);
-        server.createContext("/", simulator::handle);
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        server.start();
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1));
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port)
+                .setHttp2ClearTextEnabled(false));
+        ChannelSimulator simulator = new ChannelSimulator(vertx, server, log);
+        server.requestHandler(simulator::handle);
+        try {
+            server.listen().toCompletionStage().toCompletableFuture().join();
+        } catch (CompletionException e) {
+            vertx.close();
+            throw new IOException("the channel simulator could not listen on port " + port, e.getCause());
+        }
         return simulator;
     }
 
     public URI base() {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        return URI.create("http://127.0.0.1:" + server.actualPort());
     }
 
     /** The next {@code times} requests to {@code channel} answer {@code status}. */
@@ -124,54 +135,54 @@ public final class ChannelSimulator implements AutoCloseable {
         return requests.getOrDefault(channel + " " + key, new AtomicInteger()).get();
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String path = exchange.getRequestURI().getPath();
-            String channel = channelOf(path);
-            String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-            String traceparent = exchange.getRequestHeaders().getFirst("traceparent");
-            String body = read(exchange.getRequestBody());
-            if (channel == null || !"POST".equals(exchange.getRequestMethod()) || key == null) {
-                answer(exchange, 400, "{\"error\":\"POST a known channel with an Idempotency-Key\"}");
+    private void handle(HttpServerRequest request) {
+        String channel = channelOf(request.path());
+        String key = request.getHeader("Idempotency-Key");
+        String traceparent = request.getHeader("traceparent");
+        request.body().onSuccess(buffer -> {
+            if (channel == null || request.method() != io.vertx.core.http.HttpMethod.POST || key == null) {
+                answer(request, 400, "{\"error\":\"POST a known channel with an Idempotency-Key\"}");
                 return;
             }
+            String body = buffer.toString();
             requests.computeIfAbsent(channel + " " + key, k -> new AtomicInteger()).incrementAndGet();
-            Behaviour behaviour = behaviours.get(channel);
-            int status = 200;
-            switch (behaviour) {
-                case Behaviour.Fail fail when fail.remaining().getAndDecrement() > 0 -> {
-                    answer(exchange, fail.status(), "{\"error\":\"simulated " + fail.status() + "\"}");
-                    return;
-                }
-                case Behaviour.Hold hold -> {
-                    if (!hold.release().await(60, TimeUnit.SECONDS)) {
-                        answer(exchange, 504, "{\"error\":\"held too long\"}");
-                        return;
+            switch (behaviours.get(channel)) {
+                case Behaviour.Fail fail when fail.remaining().getAndDecrement() > 0 ->
+                        answer(request, fail.status(), "{\"error\":\"simulated " + fail.status() + "\"}");
+                case Behaviour.Hold hold -> Thread.ofVirtual().name("channel-simulator-hold").start(() -> {
+                    try {
+                        if (!hold.release().await(60, TimeUnit.SECONDS)) {
+                            answer(request, 504, "{\"error\":\"held too long\"}");
+                        } else if (hold.statusAfter() >= 300) {
+                            answer(request, hold.statusAfter(), "{\"error\":\"simulated " + hold.statusAfter() + " after hold\"}");
+                        } else {
+                            deliver(request, hold.statusAfter(), channel, key, body, traceparent);
+                        }
+                    } catch (InterruptedException e) {
+                        request.connection().close();
                     }
-                    status = hold.statusAfter();
-                    if (status >= 300) {
-                        answer(exchange, status, "{\"error\":\"simulated " + status + " after hold\"}");
-                        return;
-                    }
-                }
-                case Behaviour.Slow slow -> Thread.sleep(slow.delay().toMillis());
-                case null, default -> {
-                }
+                });
+                case Behaviour.Slow slow -> vertx.setTimer(Math.max(1, slow.delay().toMillis()),
+                        timer -> deliver(request, 200, channel, key, body, traceparent));
+                case null, default -> deliver(request, 200, channel, key, body, traceparent);
             }
-            String receipt = receipts.computeIfAbsent(channel + " " + key, k -> {
-                int n = sequence.incrementAndGet();
-                Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime(), traceparent);
-                deliveries.add(delivery);
-                listener.accept(delivery);
-                if (log != null) {
-                    log.printf("  [%s] %s%n         %s%n", channel, key, body);
-                }
-                return "{\"id\":\"" + channel + "-" + n + "\"}";
-            });
-            answer(exchange, status, receipt);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        });
+    }
+
+    /** The message reaches its recipient unless its key already did; answers with the key's first receipt. */
+    private void deliver(HttpServerRequest request, int status, String channel, String key, String body,
+                         String traceparent) {
+        String receipt = receipts.computeIfAbsent(channel + " " + key, k -> {
+            int n = sequence.incrementAndGet();
+            Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime(), traceparent);
+            deliveries.add(delivery);
+            listener.accept(delivery);
+            if (log != null) {
+                log.printf("  [%s] %s%n         %s%n", channel, key, body);
+            }
+            return "{\"id\":\"" + channel + "-" + n + "\"}";
+        });
+        answer(request, status, receipt);
     }
 
     private static String channelOf(String path) {
@@ -190,21 +201,13 @@ public final class ChannelSimulator implements AutoCloseable {
         return null;
     }
 
-    private static String read(InputStream in) throws IOException {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-
-    private static void answer(HttpExchange exchange, int status, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
+    private static void answer(HttpServerRequest request, int status, String body) {
+        request.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body);
     }
 
     @Override
     public void close() {
-        server.stop(0);
+        server.close().toCompletionStage().toCompletableFuture().join();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 }

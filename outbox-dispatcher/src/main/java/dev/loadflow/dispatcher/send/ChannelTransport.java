@@ -4,9 +4,10 @@ import java.net.URI;
 import java.time.Duration;
 
 /**
- * How a JSON POST with an idempotency key reaches a channel. The service uses the Quarkus REST
- * client ({@link RestClientTransport}); plain-Java harnesses (evals, benchmarks) the JDK's
- * ({@link JdkHttpTransport}). Requests and classification are {@link ChannelClients}' alone.
+ * How a JSON POST with an idempotency key reaches a channel: Vert.x's HTTP client by default
+ * ({@link VertxHttpTransport}), or Quarkus's REST client ({@link RestClientTransport}) or the
+ * JDK's ({@link JdkHttpTransport}) by {@code loadflow.channels.transport}. Requests and
+ * classification are {@link ChannelClients}' alone.
  */
 public interface ChannelTransport {
 
