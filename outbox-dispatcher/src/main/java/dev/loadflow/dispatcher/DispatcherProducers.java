@@ -82,9 +82,10 @@ public class DispatcherProducers {
     @Singleton
     ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx) {
         return new ChannelClients(config, switch (config.transport()) {
-            case "vertx" -> new VertxHttpTransport(vertx, Math.max(config.sms().maxConcurrency(),
-                    Math.max(config.hero().maxConcurrency(), Math.max(config.slack().maxConcurrency(),
-                            config.stageWebhooks().maxConcurrency()))));
+            // a host's pool is as large as the largest channel's requests in flight
+            case "vertx" -> new VertxHttpTransport(vertx, java.util.stream.IntStream.of(config.sms().maxConcurrency(),
+                    config.hero().maxConcurrency(), config.slack().maxConcurrency(),
+                    config.stageWebhooks().maxConcurrency()).max().orElseThrow());
             case "rest-client" -> new RestClientTransport();
             case "jdk" -> new JdkHttpTransport();
             default -> throw new IllegalStateException("loadflow.channels.transport is vertx, rest-client or jdk, got '"
