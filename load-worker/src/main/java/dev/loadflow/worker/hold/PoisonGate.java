@@ -149,7 +149,7 @@ public final class PoisonGate {
         held.hold(new HeldLoad(message.loadId(), message.messageId(), admitted.event().typeName(),
                 "retry failed: " + reason, clock.instant(), HeldLoad.State.HELD, message.receiptHandle()));
         LOG.errorf("load %s: its held message %s failed again on retry: %s", message.loadId(), message.messageId(), reason);
-        queue.release(message.receiptHandle(), settings.holdRecheck());
+        hideUntilRecheck(message);
         return true;
     }
 
@@ -166,12 +166,24 @@ public final class PoisonGate {
         metrics.held();
         LOG.errorf("load %s held at message %s (%s): %s; its later messages wait for an operator's retry or skip",
                 message.loadId(), message.messageId(), type, reason);
-        queue.release(message.receiptHandle(), settings.holdRecheck());
+        hideUntilRecheck(message);
     }
 
     private void keepHolding(ReceivedMessage message) {
         held.handedBack(message.loadId(), message.messageId(), message.receiptHandle());
+        hideUntilRecheck(message);
+    }
+
+    /**
+     * Lets go of a held head until its recheck. An operator's retry or skip that came while the
+     * head was still in hand (after its hold was written) found nothing to wake; it is woken here
+     * instead of waiting for the recheck.
+     */
+    private void hideUntilRecheck(ReceivedMessage message) {
         queue.release(message.receiptHandle(), settings.holdRecheck());
+        held.of(message.loadId())
+                .filter(hold -> hold.messageId().equals(message.messageId()) && hold.state() != HeldLoad.State.HELD)
+                .ifPresent(repaired -> queue.wake(message.loadId(), message.receiptHandle()));
     }
 
     /**

@@ -56,6 +56,9 @@ abstract class PoisonHoldTest {
     /** The fault an operator fixes: while set, the policy throws on every event named "bad". */
     private final AtomicBoolean broken = new AtomicBoolean(true);
     private final AtomicInteger badRuns = new AtomicInteger();
+    /** A load whose head, once its hold is written, is fixed and retried by an operator before the worker lets go of it. */
+    private final java.util.concurrent.atomic.AtomicReference<String> retriedWhileInHand =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private EventStore events;
     private HeldLoads held;
     private HeldRepairs repairs;
@@ -81,7 +84,7 @@ abstract class PoisonHoldTest {
             }
             return Decision.noop("ok " + event.eventId());
         }, clock, LoadLock.NONE, 5, metrics);
-        PoisonGate gate = new PoisonGate(queue, held, new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 2, RECHECK),
+        PoisonGate gate = new PoisonGate(queue, retryingRightAfterTheHold(held), new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 2, RECHECK),
                 metrics, clock);
         consumer = new QueueConsumer(queue, run, gate, metrics,
                 new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofSeconds(10),
@@ -202,6 +205,40 @@ abstract class PoisonHoldTest {
         Instant now = clock.instant();
         queue.enqueue(QueueMessage.of(new InboundEvent(eventId, load, now, now, "c-" + eventId, null,
                 new EventPayload.InboundSms("+15550100", "text " + eventId))));
+    }
+
+    @Test
+    void aRetryWhileTheHeldHeadIsStillInHandRunsItWithoutWaitingForTheRecheck() {
+        String load = newLoadId();
+        retriedWhileInHand.set(load);
+        send(load, "bad");
+        send(load, "after_1");
+
+        // the retry's wake came while the worker still had the head: the head runs now, not after
+        // the ten-minute recheck
+        await().atMost(WAIT).until(() -> entryIds(load).size() == 4);
+        assertThat(entryIds(load)).containsExactly("bad", "dec:bad", "after_1", "dec:after_1");
+        assertThat(auditActions(load)).containsExactly("load.retry");
+    }
+
+    /** {@code held} as the gate sees it: a hold of the load in {@link #retriedWhileInHand} is fixed and retried at once. */
+    private HeldLoads retryingRightAfterTheHold(HeldLoads held) {
+        return (HeldLoads) java.lang.reflect.Proxy.newProxyInstance(HeldLoads.class.getClassLoader(),
+                new Class<?>[]{HeldLoads.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(held, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("hold") && ((HeldLoad) args[0]).loadId().equals(retriedWhileInHand.get())) {
+                        retriedWhileInHand.set(null);
+                        broken.set(false);
+                        assertThat(repairs.retry(((HeldLoad) args[0]).loadId(), audit("load.retry", ((HeldLoad) args[0]).loadId())))
+                                .isInstanceOf(HeldRepairs.Done.class);
+                    }
+                    return result;
+                });
     }
 
     private HeldLoad awaitHeld(String load) {
