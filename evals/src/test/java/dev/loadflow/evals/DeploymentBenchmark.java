@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * once with its two outcomes, every row sent, no message twice at the simulator. Printed per
  * run: inbound events/s, ingest→SMS latency, and the CPU milliseconds each process spent per
  * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator), and
- * the rate as a share of the pgbench ceiling measured right after.
+ * the rate as a share of the pgbench ceiling measured right after. Autovacuum is on, as in
+ * production ({@link Autovacuum}).
  * Run (a server with fsync on, never the embedded one):
  * <pre>
  * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres ./mvnw -B package -DskipTests
@@ -67,10 +68,12 @@ class DeploymentBenchmark {
                 "a benchmark runs against a real PostgreSQL server with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
         LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 300, Duration.ofMinutes(30), List.of(), false, false));
         ExecutorService senders = Executors.newFixedThreadPool(SENDERS);
+        Autovacuum autovacuum = null;
         // HTTP/1.1, as a source's request reaches a pod behind an ingress or load balancer (the JDK
         // client's default upgrades to HTTP/2 over cleartext, which no deployment here sees)
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             stack.start();
+            autovacuum = Autovacuum.on(stack);
             Driver driver = new Driver(stack, http, senders);
             String only = System.getProperty("loadflow.bench.only", "");
             driver.warmUp();
@@ -89,6 +92,9 @@ class DeploymentBenchmark {
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "benchmark-deployment.txt"), table);
         } finally {
+            if (autovacuum != null) {
+                autovacuum.close();
+            }
             stack.stop();
             senders.shutdownNow();
         }

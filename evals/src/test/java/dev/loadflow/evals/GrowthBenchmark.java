@@ -55,15 +55,10 @@ class GrowthBenchmark {
         LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 400, Duration.ofMinutes(30), List.of(), false, false));
         ExecutorService senders = Executors.newFixedThreadPool(8);
         StringBuilder out = new StringBuilder();
-        boolean autovacuumTurnedOn = false;
-        try (HttpClient http = HttpClient.newHttpClient()) {
+        Autovacuum autovacuum = null;
+        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             stack.start();
-            if (stack.count("SELECT CASE WHEN current_setting('autovacuum') = 'on' THEN 1 ELSE 0 END") == 0) {
-                stack.sql("ALTER SYSTEM SET autovacuum = on");
-                stack.sql("SELECT pg_reload_conf()");
-                autovacuumTurnedOn = true;
-                System.out.println("autovacuum was off on this server: on for this run (ALTER SYSTEM; reset at the end)");
-            }
+            autovacuum = Autovacuum.on(stack);
             DeploymentBenchmark.Driver driver = new DeploymentBenchmark.Driver(stack, http, senders);
             driver.warmUp();
             driver.run("warm-rate", SOAK_MINUTE);
@@ -122,9 +117,8 @@ class GrowthBenchmark {
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "benchmark-growth.txt"), out.toString());
         } finally {
-            if (autovacuumTurnedOn) {
-                stack.sql("ALTER SYSTEM RESET autovacuum");
-                stack.sql("SELECT pg_reload_conf()");
+            if (autovacuum != null) {
+                autovacuum.close();
             }
             stack.stop();
             senders.shutdownNow();
