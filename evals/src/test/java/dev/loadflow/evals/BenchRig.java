@@ -56,7 +56,7 @@ final class BenchRig implements AutoCloseable {
     static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
 
     /** The loops' linger, as in the services (-Dloadflow.bench.linger-ms to compare). */
-    /** Concurrent sends per dispatcher (as {@code loadflow.dispatcher.concurrency}), and per channel. */
+    /** Rows in hand per dispatcher (as {@code loadflow.dispatcher.concurrency}). */
     static final int SENDS = Integer.getInteger("loadflow.bench.dispatcher-concurrency", 128);
     /** Concurrent sends per channel and dispatcher (as {@code loadflow.channels.<channel>.max-concurrency}). */
     static final int CHANNEL_SENDS = Integer.getInteger("loadflow.bench.channel-concurrency", 16);

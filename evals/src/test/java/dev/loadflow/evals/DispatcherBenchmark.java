@@ -16,7 +16,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,24 +46,25 @@ class DispatcherBenchmark {
     /** Rows of the JIT's warm-up run, not reported. */
     private static final int WARM_UP = Integer.getInteger("loadflow.bench.dispatcher-warm-up", 40_000);
 
-    /** CPU milliseconds per row of this JVM (dispatchers and channel simulator) and of PostgreSQL, per run. */
-    private final java.util.Map<String, String> cpu = new java.util.HashMap<>();
+    /** One run: rows sent per second, and CPU milliseconds per row of this JVM (dispatchers and simulator) and of PostgreSQL. */
+    private record Measured(double rowsPerSecond, double jvmMillisPerRow, double pgMillisPerRow) {
+    }
 
     @Test
     void rowsSentPerSecond() throws Exception {
         run(1, 0, WARM_UP); // the JIT's warm-up: after 5,000 rows the rate was still two thirds of what it is after 40,000
-        java.util.Map<String, Double> rates = new java.util.LinkedHashMap<>();
-        for (int delay : java.util.Arrays.stream(DELAYS.split(",")).mapToInt(d -> Integer.parseInt(d.trim())).toArray()) {
+        Map<String, Measured> runs = new LinkedHashMap<>();
+        for (int delay : Arrays.stream(DELAYS.split(",")).mapToInt(d -> Integer.parseInt(d.trim())).toArray()) {
             for (int dispatchers : new int[]{1, 2}) {
-                rates.put(String.format("%-12d %-12s", dispatchers, delay + " ms"), run(dispatchers, delay, ROWS));
+                runs.put(String.format("%-12d %-12s", dispatchers, delay + " ms"), run(dispatchers, delay, ROWS));
             }
         }
         double ceiling = CeilingBenchmark.decisionsPerSecond(8);
         StringBuilder table = new StringBuilder(String.format("%n== dispatcher alone: %,d SMS rows, %d cores ==%n%-12s %-12s %10s %10s %12s %12s%n",
                 ROWS, Runtime.getRuntime().availableProcessors(), "dispatchers", "channel", "rows/s", "of ceiling",
                 "JVM CPU ms", "PG CPU ms"));
-        rates.forEach((run, rate) -> table.append(String.format("%s %10.1f %9.1f%% %s%n", run, rate, 100 * rate / ceiling,
-                cpu.get(run))));
+        runs.forEach((run, m) -> table.append(String.format("%s %10.1f %9.1f%% %12.3f %12.3f%n", run, m.rowsPerSecond(),
+                100 * m.rowsPerSecond() / ceiling, m.jvmMillisPerRow(), m.pgMillisPerRow())));
         table.append(String.format("(of ceiling: rows/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after;%n"
                 + " CPU ms: per row, of this JVM (dispatchers and channel simulator) and of PostgreSQL)%n", ceiling));
         System.out.println(table);
@@ -68,7 +72,7 @@ class DispatcherBenchmark {
         Files.writeString(Path.of("target", "benchmark-dispatcher.txt"), table);
     }
 
-    private double run(int dispatchers, int delayMillis, int rows) throws Exception {
+    private Measured run(int dispatchers, int delayMillis, int rows) throws Exception {
         try (BenchRig rig = BenchRig.start("bench_dispatch")) {
             if (delayMillis > 0) {
                 rig.channels.slow("sms", Duration.ofMillis(delayMillis));
@@ -98,10 +102,10 @@ class DispatcherBenchmark {
                 assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MINUTES.toNanos(5));
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            cpu.put(String.format("%-12d %-12s", dispatchers, delayMillis + " ms"), String.format("%12.3f %12.3f",
-                    (double) (CpuTime.millisOfSelf() - jvmCpu) / rows, (double) (CpuTime.millisOfAll("postgres") - pgCpu) / rows));
+            Measured measured = new Measured(rows / seconds, (double) (CpuTime.millisOfSelf() - jvmCpu) / rows,
+                    (double) (CpuTime.millisOfAll("postgres") - pgCpu) / rows);
             assertThat(rig.channels.delivered("sms")).hasSize(rows);
-            return rows / seconds;
+            return measured;
         }
     }
 }

@@ -40,6 +40,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.stream.IntStream;
 
 /** Wires the plain-Java dispatcher to the Quarkus pool, config and registry. */
 @ApplicationScoped
@@ -83,7 +84,7 @@ public class DispatcherProducers {
     ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx) {
         return new ChannelClients(config, switch (config.transport()) {
             // a host's pool is as large as the largest channel's requests in flight
-            case "vertx" -> new VertxHttpTransport(vertx, java.util.stream.IntStream.of(config.sms().maxConcurrency(),
+            case "vertx" -> new VertxHttpTransport(vertx, IntStream.of(config.sms().maxConcurrency(),
                     config.hero().maxConcurrency(), config.slack().maxConcurrency(),
                     config.stageWebhooks().maxConcurrency()).max().orElseThrow());
             case "rest-client" -> new RestClientTransport();

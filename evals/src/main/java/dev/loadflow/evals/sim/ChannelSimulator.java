@@ -2,6 +2,7 @@ package dev.loadflow.evals.sim;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
@@ -140,7 +141,7 @@ public final class ChannelSimulator implements AutoCloseable {
         String key = request.getHeader("Idempotency-Key");
         String traceparent = request.getHeader("traceparent");
         request.body().onSuccess(buffer -> {
-            if (channel == null || request.method() != io.vertx.core.http.HttpMethod.POST || key == null) {
+            if (channel == null || request.method() != HttpMethod.POST || key == null) {
                 answer(request, 400, "{\"error\":\"POST a known channel with an Idempotency-Key\"}");
                 return;
             }

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +34,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,8 +60,7 @@ abstract class PoisonHoldTest {
     private final AtomicBoolean broken = new AtomicBoolean(true);
     private final AtomicInteger badRuns = new AtomicInteger();
     /** A load whose head, once its hold is written, is fixed and retried by an operator before the worker lets go of it. */
-    private final java.util.concurrent.atomic.AtomicReference<String> retriedWhileInHand =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<String> retriedWhileInHand = new AtomicReference<>();
     private EventStore events;
     private HeldLoads held;
     private HeldRepairs repairs;
@@ -223,19 +225,19 @@ abstract class PoisonHoldTest {
 
     /** {@code held} as the gate sees it: a hold of the load in {@link #retriedWhileInHand} is fixed and retried at once. */
     private HeldLoads retryingRightAfterTheHold(HeldLoads held) {
-        return (HeldLoads) java.lang.reflect.Proxy.newProxyInstance(HeldLoads.class.getClassLoader(),
+        return (HeldLoads) Proxy.newProxyInstance(HeldLoads.class.getClassLoader(),
                 new Class<?>[]{HeldLoads.class}, (proxy, method, args) -> {
                     Object result;
                     try {
                         result = method.invoke(held, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
+                    } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
-                    if (method.getName().equals("hold") && ((HeldLoad) args[0]).loadId().equals(retriedWhileInHand.get())) {
+                    if (method.getName().equals("hold") && args[0] instanceof HeldLoad hold
+                            && hold.loadId().equals(retriedWhileInHand.get())) {
                         retriedWhileInHand.set(null);
                         broken.set(false);
-                        assertThat(repairs.retry(((HeldLoad) args[0]).loadId(), audit("load.retry", ((HeldLoad) args[0]).loadId())))
-                                .isInstanceOf(HeldRepairs.Done.class);
+                        assertThat(repairs.retry(hold.loadId(), audit("load.retry", hold.loadId()))).isInstanceOf(HeldRepairs.Done.class);
                     }
                     return result;
                 });
