@@ -26,6 +26,18 @@ class StoreConnectionsTest {
     }
 
     @Test
+    void noStatementIsCompiledByJit() {
+        String setting = Pg.await(pool.query("SHOW jit").execute()).iterator().next().getString(0);
+        StringBuilder plan = new StringBuilder();
+        // held_load has no index on state: with scans off, its count is costed far past jit_above_cost
+        Pg.await(pool.query("EXPLAIN (ANALYZE) SELECT count(*) FROM held_load WHERE state <> 'skipped'").execute())
+                .forEach(row -> plan.append(row.getString(0)).append('\n'));
+
+        assertThat(setting).as("compiling a keyed statement costs PostgreSQL far more than running it").isEqualTo("off");
+        assertThat(plan.toString()).doesNotContain("JIT");
+    }
+
+    @Test
     void aQueryThatCouldScanUsesAnIndexInstead() {
         StringBuilder plan = new StringBuilder();
         Pg.await(pool.query("EXPLAIN SELECT * FROM outbox WHERE status = 'dispatched' AND outbox_id > ''").execute())

@@ -46,7 +46,7 @@ public final class TestDatabase implements AutoCloseable {
     public PgConnectOptions connectOptions() {
         return new PgConnectOptions().setHost(server.host()).setPort(server.port()).setDatabase(name)
                 .setUser(server.user()).setPassword(server.password()).setCachePreparedStatements(true)
-                .addProperty("enable_seqscan", "off"); // as the services' pools (application.properties)
+                .addProperty("enable_seqscan", "off").addProperty("jit", "off"); // as the services' pools (application.properties)
     }
 
     public Pool pool(Vertx vertx, int size) {
