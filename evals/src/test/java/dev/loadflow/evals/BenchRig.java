@@ -100,7 +100,8 @@ final class BenchRig implements AutoCloseable {
         db = PostgresServer.get().createDatabase(name);
         vertx = Vertx.vertx();
         pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(32)).using(vertx)
-                .connectingTo(db.connectOptions().addProperty("enable_seqscan", SEQSCAN ? "on" : "off").addProperty("jit", "off")).build();
+                .connectingTo(db.connectOptions().addProperty("enable_seqscan", SEQSCAN ? "on" : "off").addProperty("jit", "off")
+                        .addProperty("plan_cache_mode", "force_generic_plan")).build();
         notifications = PgNotifications.listen(vertx, db.connectOptions(), Duration.ofSeconds(1),
                 PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
         channels = ChannelSimulator.start(0, null);

@@ -38,6 +38,13 @@ class StoreConnectionsTest {
     }
 
     @Test
+    void eachStatementKeepsTheGenericPlanThatGenericPlansTestChecks() {
+        String setting = Pg.await(pool.query("SHOW plan_cache_mode").execute()).iterator().next().getString(0);
+
+        assertThat(setting).as("a custom plan per call re-plans the partitioned log each time").isEqualTo("force_generic_plan");
+    }
+
+    @Test
     void aQueryThatCouldScanUsesAnIndexInstead() {
         StringBuilder plan = new StringBuilder();
         Pg.await(pool.query("EXPLAIN SELECT * FROM outbox WHERE status = 'dispatched' AND outbox_id > ''").execute())

@@ -46,7 +46,8 @@ public final class TestDatabase implements AutoCloseable {
     public PgConnectOptions connectOptions() {
         return new PgConnectOptions().setHost(server.host()).setPort(server.port()).setDatabase(name)
                 .setUser(server.user()).setPassword(server.password()).setCachePreparedStatements(true)
-                .addProperty("enable_seqscan", "off").addProperty("jit", "off"); // as the services' pools (application.properties)
+                .addProperty("enable_seqscan", "off").addProperty("jit", "off")
+                .addProperty("plan_cache_mode", "force_generic_plan"); // as the services' pools (application.properties)
     }
 
     public Pool pool(Vertx vertx, int size) {

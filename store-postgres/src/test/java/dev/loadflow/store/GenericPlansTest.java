@@ -1,0 +1,153 @@
+package dev.loadflow.store;
+
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.audit.AuditInsert;
+import dev.loadflow.store.audit.PgAdminAudit;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.PgChannelCircuits;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.retention.PgRetention;
+import dev.loadflow.store.stage.PgLoadStages;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.testing.PostgresServer;
+import dev.loadflow.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every statement of the stores, planned as the services' connections plan it: one generic plan
+ * per connection ({@code plan_cache_mode=force_generic_plan}), made on a new database whose
+ * tables are empty and have no statistics, with sequential scans off. Such a plan is kept for
+ * every call after, whatever the tables grow to: none may scan a table whole, and a statement on
+ * the partitioned log must prune to the load's partition when it runs.
+ */
+class GenericPlansTest {
+
+    private static final List<Class<?>> STORES = List.of(PgEventStore.class, PgLoadQueue.class, PgHeldLoads.class,
+            PgOutbox.class, PgChannelCircuits.class, PgTimerStore.class, PgProcessedEvents.class, PgLoadStages.class,
+            PgRetention.class, PgOpsAlerts.class, PgAdminAudit.class, AuditInsert.class);
+
+    /** Statements that read a whole table on purpose: the held loads (a row per load held by poison) counted and listed. */
+    private static final Set<String> SCANS_ON_PURPOSE = Set.of("PgHeldLoads.COUNT", "PgHeldLoads.LIST");
+
+    private static final Pattern SEQ_SCAN = Pattern.compile("Seq Scan on (\\w+)");
+
+    private static TestDatabase database;
+    private static Connection connection;
+
+    @BeforeAll
+    static void connect() throws SQLException {
+        database = PostgresServer.get().createDatabase("generic_plans");
+        connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+        try (Statement sql = connection.createStatement()) {
+            // as the services' pools (application.properties)
+            sql.execute("SET enable_seqscan = off");
+            sql.execute("SET jit = off");
+            sql.execute("SET plan_cache_mode = force_generic_plan");
+        }
+    }
+
+    @AfterAll
+    static void close() throws SQLException {
+        connection.close();
+        database.close();
+    }
+
+    @Test
+    void noStatementsGenericPlanScansATableWhole() throws Exception {
+        Map<String, String> plans = plans();
+        Map<String, List<String>> scans = new LinkedHashMap<>();
+        plans.forEach((name, plan) -> {
+            List<String> tables = new ArrayList<>();
+            Matcher scan = SEQ_SCAN.matcher(plan);
+            while (scan.find()) {
+                tables.add(scan.group(1));
+            }
+            if (!tables.isEmpty() && !SCANS_ON_PURPOSE.contains(name)) {
+                scans.put(name, tables);
+            }
+        });
+
+        assertThat(plans).as("the stores' statements were found and planned").hasSizeGreaterThan(40);
+        assertThat(scans).as("statements whose kept plan scans a table whole").isEmpty();
+    }
+
+    @Test
+    void aStatementOnTheLogReadsOnlyItsLoadsPartition() throws Exception {
+        Map<String, String> plans = plans();
+        String contains = plans.get("PgEventStore.CONTAINS");
+        String enqueueUnlessLogged = plans.get("PgLoadQueue.ENQUEUE_UNLESS_LOGGED");
+
+        assertThat(contains).as("pruned when it runs, not when it is planned").contains("Subplans Removed");
+        assertThat(enqueueUnlessLogged).contains("Subplans Removed");
+    }
+
+    /** Each statement's generic plan, by class and field name. */
+    private static Map<String, String> plans() throws Exception {
+        Map<String, String> plans = new LinkedHashMap<>();
+        int n = 0;
+        for (Class<?> store : STORES) {
+            for (Field field : store.getDeclaredFields()) {
+                if (!Modifier.isStatic(field.getModifiers()) || field.getType() != String.class) {
+                    continue;
+                }
+                field.setAccessible(true);
+                String sql = (String) field.get(null);
+                if (sql == null || !isStatement(sql)) {
+                    continue;
+                }
+                plans.put(store.getSimpleName() + "." + field.getName(), genericPlan("s" + n++, sql));
+            }
+        }
+        return plans;
+    }
+
+    private static boolean isStatement(String sql) {
+        String head = sql.strip().split("\\s+", 2)[0].toUpperCase();
+        return Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE").contains(head) && !sql.contains("%");
+    }
+
+    /** PREPAREs the statement and EXPLAINs its generic plan (parameters NULL: a generic plan does not look at them). */
+    private static String genericPlan(String name, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("PREPARE " + name + " AS " + sql);
+            int parameters;
+            try (ResultSet types = statement.executeQuery(
+                    "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = '" + name + "'")) {
+                types.next();
+                parameters = types.getInt(1);
+            }
+            String arguments = parameters == 0 ? "" : "(" + String.join(", ", Collections.nCopies(parameters, "NULL")) + ")";
+            StringBuilder plan = new StringBuilder();
+            try (ResultSet rows = statement.executeQuery("EXPLAIN EXECUTE " + name + arguments)) {
+                while (rows.next()) {
+                    plan.append(rows.getString(1)).append('\n');
+                }
+            }
+            statement.execute("DEALLOCATE " + name);
+            return plan.toString();
+        }
+    }
+}
