@@ -8,6 +8,7 @@ DROP DATABASE IF EXISTS loadflow_explain;
 CREATE DATABASE loadflow_explain;
 \c loadflow_explain
 \i store-postgres/src/main/resources/db/migration/V1__loadflow_schema.sql
+\i store-postgres/src/main/resources/db/migration/V14__queue_message_indexes.sql
 
 -- event_log: 20,000 loads x 50 entries
 INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
@@ -101,6 +102,22 @@ SELECT load_id FROM load_queue_group WHERE visible_at <= '2026-11-30 08:00+00' O
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 SELECT grp.load_id, head.id FROM unnest(ARRAY['load-0','load-2','load-4','load-6','load-8','load-10','load-12','load-14','load-16','load-18']) AS grp(load_id)
 LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id ORDER BY q.id LIMIT 1) head ON true;
+ROLLBACK;
+
+BEGIN;
+UPDATE load_queue SET receipt_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
+WHERE load_id = 'load-1' AND id = (SELECT min(id) FROM load_queue WHERE load_id = 'load-1');
+UPDATE load_queue_group SET in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001' WHERE load_id = 'load-1';
+\echo '== LoadQueue.ack: the head in flight of a load with 100 messages queued'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+WITH grp AS (
+    UPDATE load_queue_group SET visible_at = '2026-11-30 07:00+00', in_flight_handle = NULL
+    WHERE in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
+    RETURNING load_id)
+DELETE FROM load_queue q USING grp
+WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+  AND q.receipt_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
+RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more;
 ROLLBACK;
 
 \c postgres

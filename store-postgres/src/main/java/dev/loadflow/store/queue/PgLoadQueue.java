@@ -36,6 +36,12 @@ import java.util.Optional;
  * operations never deadlock each other. Receiving locks the groups in one statement and reads
  * their heads in the next: that statement's snapshot sees every enqueue that committed before
  * the lock, and later enqueues wait for it, so a group is deleted only when truly empty.
+ *
+ * <p>The message in flight is always its load's head: an enqueue takes the group's lock before
+ * its id, so it adds a later id than any message delivered, and only the ack or park of the
+ * handle in flight removes one. So an ack finds its message as the head, one step down the
+ * primary key {@code (load_id, id)}; no index is kept on the receipt handle, and a delivery,
+ * which changes no indexed column, writes no index entry.
  */
 public final class PgLoadQueue implements LoadQueue {
 
@@ -120,7 +126,8 @@ public final class PgLoadQueue implements LoadQueue {
                 WHERE in_flight_handle = $1
                 RETURNING load_id)
             DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.receipt_handle = $1
+            WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+              AND q.receipt_handle = $1
             RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
     /**
@@ -137,7 +144,8 @@ public final class PgLoadQueue implements LoadQueue {
                 FROM locked WHERE g.load_id = locked.load_id AND g.in_flight_handle = ANY($1)
                 RETURNING g.load_id)
             DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.receipt_handle = ANY($1)
+            WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+              AND q.receipt_handle = ANY($1)
             RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
     /** Moves the in-flight message to load_queue_dead and frees its group, group lock first. */
@@ -148,7 +156,8 @@ public final class PgLoadQueue implements LoadQueue {
                 RETURNING load_id),
             gone AS (
                 DELETE FROM load_queue q USING grp
-                WHERE q.load_id = grp.load_id AND q.receipt_handle = $1
+                WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+                  AND q.receipt_handle = $1
                 RETURNING q.load_id, q.message_id, q.body, q.enqueued_at, q.receive_count)
             INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason)
             SELECT load_id, message_id, body, enqueued_at, receive_count, $2, $3 FROM gone
