@@ -15,6 +15,7 @@ import dev.loadflow.worker.agent.PolicyConfig;
 import dev.loadflow.worker.consume.QueueConsumer;
 import dev.loadflow.worker.hold.HeldRepairs;
 import dev.loadflow.worker.hold.PoisonGate;
+import dev.loadflow.worker.ingest.Ingests;
 import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.lock.PgLoadLock;
 import dev.loadflow.worker.policy.SopConfig;
@@ -38,6 +39,12 @@ import java.util.stream.Stream;
 public class WorkerProducers {
 
     private static final Duration SQS_MAX_VISIBILITY = Duration.ofHours(12);
+
+    @Produces
+    @Singleton
+    Ingests ingests(LoadQueue queue, EventStore events) {
+        return new Ingests(queue, events);
+    }
 
     @Produces
     @Singleton

@@ -11,7 +11,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 
 import static dev.loadflow.service.testing.Management.management;
 import static dev.loadflow.testing.Fixtures.newLoadId;
@@ -89,6 +97,34 @@ class IngestTest {
         assertThat(asOperator().get("/loads/{loadId}", load).then().extract().jsonPath().getInt("version")).isEqualTo(4);
         assertThat(outboxIds(load)).hasSize(2);
         assertThat(rows("load_queue", load)).isZero();
+    }
+
+    /** Concurrent requests are queued together (ingest's group commit); each event still ends as it would alone. */
+    @Test
+    void concurrentRequestsQueueEachEventOnceAndAnswerEachAsAlone() throws Exception {
+        int loads = 30;
+        int copies = 3;
+        List<String> loadIds = IntStream.range(0, loads).mapToObj(i -> newLoadId()).toList();
+        List<Callable<Integer>> requests = new ArrayList<>();
+        for (String load : loadIds) {
+            for (int copy = 0; copy < copies; copy++) {
+                requests.add(() -> post(load, assigned("assign_1")));
+            }
+        }
+        Collections.shuffle(requests, new Random(7));
+        List<Integer> statuses = new ArrayList<>();
+        try (ExecutorService senders = Executors.newFixedThreadPool(16)) {
+            for (Future<Integer> status : senders.invokeAll(requests)) {
+                statuses.add(status.get());
+            }
+        }
+
+        assertThat(statuses.stream().filter(s -> s == 202)).as("each event queued once").hasSize(loads);
+        assertThat(statuses.stream().filter(s -> s == 200)).as("every copy answered as already queued or processed")
+                .hasSize(loads * (copies - 1));
+        for (String load : loadIds) {
+            assertThat(awaitVersion(load, 2).getList("log.entryId")).containsExactly("assign_1", "dec:assign_1");
+        }
     }
 
     @ParameterizedTest(name = "{0}")

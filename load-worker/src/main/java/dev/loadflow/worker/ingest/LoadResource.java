@@ -8,7 +8,6 @@ import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Roles;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -26,23 +25,24 @@ import jakarta.ws.rs.core.Response;
 import java.time.Clock;
 
 /**
- * Ingest and the operator's read of a load. An event is validated strictly, then queued; the
- * worker's run logs it. Ingest is idempotent on the event id: an event already logged or
- * already queued answers 200 and changes nothing (the first body of an id is the one kept).
- * Only sources ingest (their token names them, and the name is kept with the event); viewers
- * and operators read, and only operators see phone numbers unmasked.
+ * Ingest and the operator's read of a load. An event is validated strictly, then queued (with
+ * the events of concurrent requests: {@link Ingests}); the worker's run logs it. Ingest is
+ * idempotent on the event id: an event already logged or already queued answers 200 and
+ * changes nothing (the first body of an id is the one kept). Only sources ingest (their token
+ * names them, and the name is kept with the event); viewers and operators read, and only
+ * operators see phone numbers unmasked.
  */
 @Path("/loads/{loadId}")
 public class LoadResource {
 
     private final EventStore events;
-    private final LoadQueue queue;
+    private final Ingests ingests;
     private final Clock clock;
     private final SecurityIdentity caller;
 
-    LoadResource(EventStore events, LoadQueue queue, Clock clock, SecurityIdentity caller) {
+    LoadResource(EventStore events, Ingests ingests, Clock clock, SecurityIdentity caller) {
         this.events = events;
-        this.queue = queue;
+        this.ingests = ingests;
         this.clock = clock;
         this.caller = caller;
     }
@@ -57,7 +57,7 @@ public class LoadResource {
         // the request's trace (its traceparent header, or the trace this request began) goes with the event
         InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
                 .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
-        return switch (queue.enqueueUnlessLogged(QueueMessage.of(event), events)) {
+        return switch (ingests.submit(QueueMessage.of(event))) {
             case LOGGED -> Response.ok(receipt(event, "already processed")).build();
             case QUEUED -> Response.accepted(receipt(event, "queued")).build();
             case ALREADY_QUEUED -> Response.ok(receipt(event, "already queued")).build();

@@ -3,7 +3,7 @@ package dev.loadflow.dispatcher.finish;
 import dev.loadflow.dispatcher.DispatcherMetrics.AlertKind;
 import dev.loadflow.dispatcher.DispatcherMetrics.Result;
 import dev.loadflow.dispatcher.DispatcherMetrics;
-import dev.loadflow.dispatcher.GroupCommit;
+import dev.loadflow.service.loop.GroupCommit;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.ActionType;
 import dev.loadflow.model.event.EventPayload;

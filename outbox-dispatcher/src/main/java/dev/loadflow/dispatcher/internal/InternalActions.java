@@ -1,6 +1,6 @@
 package dev.loadflow.dispatcher.internal;
 
-import dev.loadflow.dispatcher.GroupCommit;
+import dev.loadflow.service.loop.GroupCommit;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.id.TimerId;

@@ -47,6 +47,16 @@ public interface LoadQueue {
     }
 
     /**
+     * {@link #enqueueUnlessLogged} for several inbound events (ingest's group commit): one result
+     * per message, in order, as if each went alone in that order (a second message with the id
+     * of an earlier one is {@link Intake#ALREADY_QUEUED}). A backend in the log's own database
+     * does them all in one round trip.
+     */
+    default List<Intake> enqueueAllUnlessLogged(List<QueueMessage> messages, EventStore events) {
+        return messages.stream().map(message -> enqueueUnlessLogged(message, events)).toList();
+    }
+
+    /**
      * Hands out up to {@code max} messages, at most one per load, each the oldest of its load.
      * When none is visible, waits up to {@code wait} for one (long polling), then returns what
      * there is, possibly nothing.

@@ -18,10 +18,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@link LoadQueue} on PostgreSQL, in the same database as the log.
@@ -56,21 +58,32 @@ public final class PgLoadQueue implements LoadQueue {
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
     /**
-     * ENQUEUE unless the load's log has the event (an inbound event's message id is its entry
-     * id): one round trip for ingest. Returns whether it was logged and whether it was queued.
+     * ENQUEUE_ALL unless the load's log has the event (an inbound event's message id is its entry
+     * id): one round trip for a batch of ingests. Returns, per message in order, whether it was
+     * logged and whether it was queued. The log check is a scalar subquery per message (one
+     * lookup in the load's partition), never an EXISTS the planner could hash over the whole log.
      */
-    static final String ENQUEUE_UNLESS_LOGGED = """
-            WITH logged AS (SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2),
+    static final String ENQUEUE_ALL_UNLESS_LOGGED = """
+            WITH msg AS MATERIALIZED (
+                SELECT m.load_id, m.message_id, m.body, m.ord,
+                       (SELECT true FROM event_log e WHERE e.load_id = m.load_id AND e.entry_id = m.message_id) IS NOT NULL
+                           AS logged
+                FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS m(load_id, message_id, body, ord)),
             grp AS (
-                INSERT INTO load_queue_group (load_id, visible_at) SELECT $1, $4 WHERE NOT EXISTS (SELECT FROM logged)
+                INSERT INTO load_queue_group (load_id, visible_at)
+                SELECT DISTINCT load_id, $4::timestamptz FROM msg WHERE NOT logged ORDER BY load_id
                 ON CONFLICT (load_id) DO UPDATE SET load_id = excluded.load_id
                 RETURNING load_id),
             queued AS (
                 INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
-                SELECT grp.load_id, $2, $3::text::jsonb, $4 FROM grp
+                SELECT msg.load_id, msg.message_id, msg.body::jsonb, $4 FROM msg JOIN grp USING (load_id)
+                WHERE NOT msg.logged ORDER BY msg.ord
                 ON CONFLICT (load_id, message_id) DO NOTHING
-                RETURNING 1)
-            SELECT EXISTS (SELECT FROM logged) AS logged, EXISTS (SELECT FROM queued) AS queued""";
+                RETURNING load_id, message_id)
+            SELECT msg.logged,
+                   (SELECT true FROM queued q WHERE q.load_id = msg.load_id AND q.message_id = msg.message_id LIMIT 1)
+                       IS NOT NULL AS queued
+            FROM msg ORDER BY msg.ord""";
 
     /** ENQUEUE for many: groups are created and locked in load id order (no deadlock between two of these). */
     static final String ENQUEUE_ALL = """
@@ -227,16 +240,40 @@ public final class PgLoadQueue implements LoadQueue {
     /** In one statement: the log is in this queue's database (its {@code event_log}), whatever {@code events} is. */
     @Override
     public Intake enqueueUnlessLogged(QueueMessage message, EventStore events) {
-        Row row = Pg.await(pool.preparedQuery(ENQUEUE_UNLESS_LOGGED).execute(Tuple.of(message.loadId(), message.messageId(),
-                message.body(), Pg.at(clock.instant())))).iterator().next();
-        if (row.getBoolean("logged")) {
-            return Intake.LOGGED;
+        return enqueueAllUnlessLogged(List.of(message), events).getFirst();
+    }
+
+    /** In one statement, as {@link #enqueueUnlessLogged}; a repeated id in the batch is queued once. */
+    @Override
+    public List<Intake> enqueueAllUnlessLogged(List<QueueMessage> messages, EventStore events) {
+        if (messages.isEmpty()) {
+            return List.of();
         }
-        if (!row.getBoolean("queued")) {
-            return Intake.ALREADY_QUEUED;
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(ENQUEUE_ALL_UNLESS_LOGGED).execute(Tuple.tuple()
+                .addArrayOfString(messages.stream().map(QueueMessage::loadId).toArray(String[]::new))
+                .addArrayOfString(messages.stream().map(QueueMessage::messageId).toArray(String[]::new))
+                .addArrayOfString(messages.stream().map(QueueMessage::body).toArray(String[]::new))
+                .addOffsetDateTime(Pg.at(clock.instant()))));
+        List<Intake> intakes = new ArrayList<>(messages.size());
+        Set<String> seen = new HashSet<>();
+        boolean anyQueued = false;
+        int i = 0;
+        for (Row row : rows) {
+            QueueMessage message = messages.get(i++);
+            boolean first = seen.add(message.loadId() + '\u0000' + message.messageId());
+            if (row.getBoolean("logged")) {
+                intakes.add(Intake.LOGGED);
+            } else if (row.getBoolean("queued") && first) {
+                intakes.add(Intake.QUEUED);
+                anyQueued = true;
+            } else {
+                intakes.add(Intake.ALREADY_QUEUED);
+            }
         }
-        wakeups.wake(PgNotifications.QUEUE);
-        return Intake.QUEUED;
+        if (anyQueued) {
+            wakeups.wake(PgNotifications.QUEUE);
+        }
+        return intakes;
     }
 
     @Override

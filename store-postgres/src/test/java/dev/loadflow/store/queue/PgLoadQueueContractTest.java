@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
@@ -58,6 +59,38 @@ class PgLoadQueueContractTest extends LoadQueueContract {
 
         assertThat(queue.receive(10, Duration.ZERO)).singleElement()
                 .satisfies(m -> assertThat(m.messageId()).isEqualTo("ping_2"));
+    }
+
+    /** Ingest's group commit: each event of the batch ends as it would alone, in the batch's order. */
+    @Test
+    void aBatchOfIngestsEndsEachEventAsItWouldAlone() {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
+        LoadQueue queue = loadQueue(clock, Duration.ofMinutes(5));
+        String load = newLoadId();
+        String other = newLoadId();
+        InboundEvent logged = Fixtures.ping(load, "ping_1", clock.instant());
+        events.append(load, List.of(logged), 0, List.of());
+        InboundEvent queuedBefore = Fixtures.ping(other, "ping_1", clock.instant());
+        queue.enqueue(QueueMessage.of(queuedBefore));
+        InboundEvent fresh = Fixtures.ping(load, "ping_2", clock.instant());
+        InboundEvent later = Fixtures.ping(load, "ping_3", clock.instant());
+
+        List<LoadQueue.Intake> intakes = queue.enqueueAllUnlessLogged(List.of(QueueMessage.of(logged),
+                QueueMessage.of(fresh), QueueMessage.of(queuedBefore), QueueMessage.of(fresh), QueueMessage.of(later)), events);
+
+        assertThat(intakes).containsExactly(LoadQueue.Intake.LOGGED, LoadQueue.Intake.QUEUED,
+                LoadQueue.Intake.ALREADY_QUEUED, LoadQueue.Intake.ALREADY_QUEUED, LoadQueue.Intake.QUEUED);
+        List<String> delivered = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            queue.receive(10, Duration.ZERO).forEach(m -> {
+                delivered.add(m.loadId().equals(load) ? m.messageId() : "other " + m.messageId());
+                queue.ack(m.receiptHandle());
+            });
+        }
+        assertThat(delivered).as("the load's events once each, in the batch's order")
+                .containsExactlyInAnyOrder("ping_2", "ping_3", "other ping_1");
+        assertThat(delivered.indexOf("ping_2")).isLessThan(delivered.indexOf("ping_3"));
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.loadflow.dispatcher;
+package dev.loadflow.service.loop;
 
 import org.junit.jupiter.api.Test;
 
