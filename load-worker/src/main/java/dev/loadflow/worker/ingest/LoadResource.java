@@ -11,7 +11,9 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.QueueMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.quarkus.virtual.threads.VirtualThreads;
 import io.smallrye.common.annotation.RunOnVirtualThread;
+import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -23,6 +25,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.time.Clock;
+import java.util.concurrent.ExecutorService;
 
 /**
  * Ingest and the operator's read of a load. An event is validated strictly, then queued (with
@@ -39,29 +42,36 @@ public class LoadResource {
     private final Ingests ingests;
     private final Clock clock;
     private final SecurityIdentity caller;
+    private final ExecutorService writers;
 
-    LoadResource(EventStore events, Ingests ingests, Clock clock, SecurityIdentity caller) {
+    LoadResource(EventStore events, Ingests ingests, Clock clock, SecurityIdentity caller,
+                 @VirtualThreads ExecutorService writers) {
         this.events = events;
         this.ingests = ingests;
         this.clock = clock;
         this.caller = caller;
+        this.writers = writers;
     }
 
+    /**
+     * Not blocking, so the body is read on the event loop as it arrives (a blocking endpoint reads
+     * it through a blocking stream, a hand-off per chunk); the event is parsed there too, and the
+     * write, which waits for its commit, runs on a virtual thread.
+     */
     @POST
     @Path("/events")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @RunOnVirtualThread
     @RolesAllowed(Roles.SOURCE)
-    public Response ingest(@PathParam("loadId") String loadId, String body) {
+    public Uni<Response> ingest(@PathParam("loadId") String loadId, String body) {
         // the request's trace (its traceparent header, or the trace this request began) goes with the event
         InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
                 .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
-        return switch (ingests.submit(QueueMessage.of(event))) {
+        return Uni.createFrom().item(() -> switch (ingests.submit(QueueMessage.of(event))) {
             case LOGGED -> Response.ok(receipt(event, "already processed")).build();
             case QUEUED -> Response.accepted(receipt(event, "queued")).build();
             case ALREADY_QUEUED -> Response.ok(receipt(event, "already queued")).build();
-        };
+        }).runSubscriptionOn(writers);
     }
 
     @GET
