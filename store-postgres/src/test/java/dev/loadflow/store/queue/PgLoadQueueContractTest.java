@@ -42,20 +42,29 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         PG.database().truncateAll();
     }
 
-    /** Ingest's step in one statement: an event already logged is not queued, a new one is, once. */
-    @Test
-    void anEventIsQueuedUnlessItsLoadLoggedItAndOnlyOnce() {
+    /** Ingest's setting: a queue, the log beside it, and a load whose first ping is logged. */
+    private record Ingest(FakeClock clock, PgEventStore events, LoadQueue queue, String load, InboundEvent logged) {
+    }
+
+    private Ingest ingestWithOneEventLogged() {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
         PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
-        LoadQueue queue = loadQueue(clock, Duration.ofMinutes(5));
         String load = newLoadId();
         InboundEvent logged = Fixtures.ping(load, "ping_1", clock.instant());
         events.append(load, List.of(logged), 0, List.of());
-        InboundEvent fresh = Fixtures.ping(load, "ping_2", clock.instant());
+        return new Ingest(clock, events, loadQueue(clock, Duration.ofMinutes(5)), load, logged);
+    }
 
-        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(logged), events)).isEqualTo(LoadQueue.Intake.LOGGED);
-        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(fresh), events)).isEqualTo(LoadQueue.Intake.QUEUED);
-        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(fresh), events)).isEqualTo(LoadQueue.Intake.ALREADY_QUEUED);
+    /** Ingest's step in one statement: an event already logged is not queued, a new one is, once. */
+    @Test
+    void anEventIsQueuedUnlessItsLoadLoggedItAndOnlyOnce() {
+        Ingest ingest = ingestWithOneEventLogged();
+        LoadQueue queue = ingest.queue();
+        InboundEvent fresh = Fixtures.ping(ingest.load(), "ping_2", ingest.clock().instant());
+
+        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(ingest.logged()), ingest.events())).isEqualTo(LoadQueue.Intake.LOGGED);
+        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(fresh), ingest.events())).isEqualTo(LoadQueue.Intake.QUEUED);
+        assertThat(queue.enqueueUnlessLogged(QueueMessage.of(fresh), ingest.events())).isEqualTo(LoadQueue.Intake.ALREADY_QUEUED);
 
         assertThat(queue.receive(10, Duration.ZERO)).singleElement()
                 .satisfies(m -> assertThat(m.messageId()).isEqualTo("ping_2"));
@@ -64,20 +73,18 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     /** Ingest's group commit: each event of the batch ends as it would alone, in the batch's order. */
     @Test
     void aBatchOfIngestsEndsEachEventAsItWouldAlone() {
-        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
-        LoadQueue queue = loadQueue(clock, Duration.ofMinutes(5));
-        String load = newLoadId();
-        String other = newLoadId();
-        InboundEvent logged = Fixtures.ping(load, "ping_1", clock.instant());
-        events.append(load, List.of(logged), 0, List.of());
-        InboundEvent queuedBefore = Fixtures.ping(other, "ping_1", clock.instant());
+        Ingest ingest = ingestWithOneEventLogged();
+        LoadQueue queue = ingest.queue();
+        String load = ingest.load();
+        Instant now = ingest.clock().instant();
+        InboundEvent queuedBefore = Fixtures.ping(newLoadId(), "ping_1", now);
         queue.enqueue(QueueMessage.of(queuedBefore));
-        InboundEvent fresh = Fixtures.ping(load, "ping_2", clock.instant());
-        InboundEvent later = Fixtures.ping(load, "ping_3", clock.instant());
+        InboundEvent fresh = Fixtures.ping(load, "ping_2", now);
+        InboundEvent later = Fixtures.ping(load, "ping_3", now);
 
-        List<LoadQueue.Intake> intakes = queue.enqueueAllUnlessLogged(List.of(QueueMessage.of(logged),
-                QueueMessage.of(fresh), QueueMessage.of(queuedBefore), QueueMessage.of(fresh), QueueMessage.of(later)), events);
+        List<LoadQueue.Intake> intakes = queue.enqueueAllUnlessLogged(List.of(QueueMessage.of(ingest.logged()),
+                QueueMessage.of(fresh), QueueMessage.of(queuedBefore), QueueMessage.of(fresh), QueueMessage.of(later)),
+                ingest.events());
 
         assertThat(intakes).containsExactly(LoadQueue.Intake.LOGGED, LoadQueue.Intake.QUEUED,
                 LoadQueue.Intake.ALREADY_QUEUED, LoadQueue.Intake.ALREADY_QUEUED, LoadQueue.Intake.QUEUED);
