@@ -1,9 +1,9 @@
 package dev.loadflow.dispatcher.internal;
 
-import dev.loadflow.service.loop.GroupCommit;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.id.TimerId;
+import dev.loadflow.service.loop.GroupCommit;
 import dev.loadflow.store.stage.LoadStages;
 import dev.loadflow.store.timer.Timer;
 import dev.loadflow.store.timer.TimerStore;
