@@ -30,6 +30,7 @@ import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.ping;
 import static dev.loadflow.worker.LoadApi.post;
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
@@ -119,11 +120,16 @@ class IngestTest {
             }
         }
 
-        assertThat(statuses.stream().filter(s -> s == 202)).as("each event queued once").hasSize(loads);
-        assertThat(statuses.stream().filter(s -> s == 200)).as("every copy answered as already queued or processed")
-                .hasSize(loads * (copies - 1));
+        // a copy that arrives while the first is being logged and acked may be queued again (202):
+        // its run finds the event logged and changes nothing
+        assertThat(statuses).as("every request answered as queued, already queued or already processed")
+                .allMatch(s -> s == 202 || s == 200);
+        assertThat(statuses.stream().filter(s -> s == 202).count()).isBetween((long) loads, (long) loads * copies);
         for (String load : loadIds) {
-            assertThat(awaitVersion(load, 2).getList("log.entryId")).containsExactly("assign_1", "dec:assign_1");
+            assertThat(awaitVersion(load, 2).getList("log.entryId")).as("each event logged once")
+                    .containsExactly("assign_1", "dec:assign_1");
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(rows("load_queue", load)).as("every copy's message done with").isZero());
         }
     }
 
