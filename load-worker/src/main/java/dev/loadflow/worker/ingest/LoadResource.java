@@ -31,7 +31,9 @@ import java.util.concurrent.ExecutorService;
  * Ingest and the operator's read of a load. An event is validated strictly, then queued (with
  * the events of concurrent requests: {@link Ingests}); the worker's run logs it. Ingest is
  * idempotent on the event id: an event already logged or already queued answers 200 and
- * changes nothing (the first body of an id is the one kept). Only sources ingest (their token
+ * changes nothing (the first body of an id is the one kept; a copy that arrives while the first
+ * is being logged may be queued again and answer 202, and its run finds the event logged and
+ * changes nothing). Only sources ingest (their token
  * names them, and the name is kept with the event); viewers and operators read, and only
  * operators see phone numbers unmasked.
  */
