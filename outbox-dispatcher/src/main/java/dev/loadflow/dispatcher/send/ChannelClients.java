@@ -21,35 +21,44 @@ import java.util.Optional;
  */
 public final class ChannelClients {
 
-    private final ChannelsConfig config;
     private final ChannelTransport transport;
     private final Clock clock;
+    private final Channel sms;
+    private final Channel hero;
+    private final Channel slack;
 
-    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock) {
-        this.config = config;
-        this.transport = transport;
-        this.clock = clock;
+    /** A channel's request URL (made once, not per send), or why it has none, and its timeout. */
+    private record Channel(Optional<URI> url, String unconfigured, Duration timeout) {
+
+        static Channel of(String name, ChannelsConfig.Endpoint endpoint, String path) {
+            return new Channel(endpoint.url().map(base -> URI.create(stripSlash(base.toString()) + path)),
+                    "loadflow.channels." + name + ".url is not configured", endpoint.timeout());
+        }
     }
 
-    public SendResult sms(String outboxId, Action.SendSms sms) {
-        return send("sms", config.sms(), "/messages", outboxId, new ChannelBodies.Sms(sms.to(), sms.text()));
+    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock) {
+        this.transport = transport;
+        this.clock = clock;
+        this.sms = Channel.of("sms", config.sms(), "/messages");
+        this.hero = Channel.of("hero", config.hero(), "/tasks");
+        this.slack = Channel.of("slack", config.slack(), "");
+    }
+
+    public SendResult sms(String outboxId, Action.SendSms message) {
+        return send(sms, outboxId, new ChannelBodies.Sms(message.to(), message.text()));
     }
 
     public SendResult heroTask(String outboxId, String loadId, Action.CreateHeroTask task) {
-        return send("hero", config.hero(), "/tasks", outboxId,
-                new ChannelBodies.HeroTask(loadId, task.title(), task.urgency().wire(), task.body()));
+        return send(hero, outboxId, new ChannelBodies.HeroTask(loadId, task.title(), task.urgency().wire(), task.body()));
     }
 
     public SendResult slack(String outboxId, Action.PostHeroSlack post) {
-        return send("slack", config.slack(), "", outboxId, new ChannelBodies.SlackPost(post.channel(), post.text()));
+        return send(slack, outboxId, new ChannelBodies.SlackPost(post.channel(), post.text()));
     }
 
-    private SendResult send(String name, ChannelsConfig.Endpoint endpoint, String path, String outboxId, Object body) {
-        Optional<URI> base = endpoint.url();
-        if (base.isEmpty()) {
-            return new SendResult.Permanent("loadflow.channels." + name + ".url is not configured");
-        }
-        return post(URI.create(stripSlash(base.get().toString()) + path), endpoint.timeout(), outboxId, body);
+    private SendResult send(Channel channel, String outboxId, Object body) {
+        return channel.url().map(url -> post(url, channel.timeout(), outboxId, body))
+                .orElseGet(() -> new SendResult.Permanent(channel.unconfigured()));
     }
 
     /** POSTs {@code body} as JSON to {@code url} with the idempotency key and classifies the answer. */

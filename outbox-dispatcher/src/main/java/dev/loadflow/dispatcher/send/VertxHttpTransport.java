@@ -33,7 +33,13 @@ public final class VertxHttpTransport implements ChannelTransport, AutoCloseable
 
     @Override
     public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json) {
-        RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url.toString())
+        // from the URI's parts: an absolute URI string would be parsed again, as a java.net.URL, per send
+        boolean ssl = "https".equalsIgnoreCase(url.getScheme());
+        String query = url.getRawQuery();
+        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+        RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST).setSsl(ssl).setHost(url.getHost())
+                .setPort(url.getPort() != -1 ? url.getPort() : ssl ? 443 : 80)
+                .setURI(query == null ? path : path + "?" + query)
                 .setConnectTimeout(timeout.toMillis()).setIdleTimeout(timeout.toMillis())
                 .putHeader("Content-Type", "application/json")
                 .putHeader(JsonEndpoint.IDEMPOTENCY_KEY, idempotencyKey);
