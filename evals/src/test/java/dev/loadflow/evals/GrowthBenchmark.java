@@ -4,7 +4,6 @@ import dev.loadflow.evals.local.LocalRun;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -13,8 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -53,13 +50,11 @@ class GrowthBenchmark {
         int soakMinutes = Integer.getInteger("loadflow.bench.soak-minutes", 30);
         long logRows = Long.getLong("loadflow.bench.log-rows", 10_000_000);
         LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 400, Duration.ofMinutes(30), List.of(), false, false));
-        ExecutorService senders = Executors.newFixedThreadPool(8);
         StringBuilder out = new StringBuilder();
         Autovacuum autovacuum = null;
-        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+        try (DeploymentBenchmark.Driver driver = new DeploymentBenchmark.Driver(stack)) {
             stack.start();
             autovacuum = Autovacuum.on(stack);
-            DeploymentBenchmark.Driver driver = new DeploymentBenchmark.Driver(stack, http, senders);
             driver.warmUp();
             driver.run("warm-rate", SOAK_MINUTE);
             List<DeploymentBenchmark.Figures> empty = new ArrayList<>();
@@ -121,7 +116,6 @@ class GrowthBenchmark {
                 autovacuum.close();
             }
             stack.stop();
-            senders.shutdownNow();
         }
     }
 

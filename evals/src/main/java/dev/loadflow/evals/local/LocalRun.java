@@ -168,6 +168,27 @@ public final class LocalRun {
                 HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
+    /**
+     * As {@link #post(HttpClient, String, String)} without blocking, on Vert.x's HTTP client: a
+     * load generator's, a small share of the machine it shares with what it measures.
+     *
+     * @param sending called as the request gets its connection, just before it is written (the
+     *                time a latency is measured from: waiting for one of the client's connections
+     *                is the generator's, not the system's)
+     * @return the answer's status, once its body is read
+     */
+    public io.vertx.core.Future<Integer> post(io.vertx.core.http.HttpClient client, String loadId, String json,
+                                              Runnable sending) {
+        return client.request(new io.vertx.core.http.RequestOptions().setMethod(io.vertx.core.http.HttpMethod.POST)
+                        .setHost("127.0.0.1").setPort(port(8081)).setURI("/loads/" + loadId + "/events")
+                        .putHeader("Content-Type", "application/json").putHeader("Authorization", "Bearer " + ingestToken))
+                .compose(request -> {
+                    sending.run();
+                    return request.send(json);
+                })
+                .compose(response -> response.body().map(body -> response.statusCode()));
+    }
+
     /** Counts with one SQL query, as the database's owner. */
     public long count(String query) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl, dbUser, dbPassword); var sql = c.createStatement();
