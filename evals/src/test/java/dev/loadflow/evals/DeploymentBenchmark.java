@@ -36,8 +36,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * reaches the channel simulator. Every run ends with the ledger: each event and decision logged
  * once with its two outcomes, every row sent, no message twice at the simulator. Printed per
  * run: inbound events/s, ingest→SMS latency, and the CPU milliseconds each process spent per
- * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator), and
- * the rate as a share of the pgbench ceiling measured right after. Autovacuum is on, as in
+ * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator), the
+ * WAL the server wrote per inbound event, and the rate as a share of the pgbench ceiling measured right after. Autovacuum is on, as in
  * production ({@link Autovacuum}).
  * Run (a server with fsync on, never the embedded one):
  * <pre>
@@ -58,8 +58,24 @@ class DeploymentBenchmark {
     record Config(String name, int loads, int eventsPerLoad, int rate) {
     }
 
+    /** @param wal the server's WAL per inbound event over the run (all its databases: only the run writes meanwhile) */
     record Figures(Config config, int events, double eventsPerSecond, double p50Millis, double p99Millis,
-                   Map<String, Double> cpuPerEvent) {
+                   Map<String, Double> cpuPerEvent, Wal wal) {
+    }
+
+    /** WAL written per inbound event: kilobytes, records, and full-page images (a page's first change after a checkpoint starts). */
+    record Wal(double kilobytes, double records, double fullPages) {
+
+        /** The server's WAL counters so far ({@code pg_stat_wal}): records, full-page images, bytes. */
+        static long[] counters(LocalRun stack) throws java.sql.SQLException {
+            return new long[]{stack.count("SELECT wal_records FROM pg_stat_wal"), stack.count("SELECT wal_fpi FROM pg_stat_wal"),
+                    stack.count("SELECT wal_bytes::bigint FROM pg_stat_wal")};
+        }
+
+        static Wal between(long[] before, long[] after, int events) {
+            return new Wal((after[2] - before[2]) / 1024.0 / events, (double) (after[0] - before[0]) / events,
+                    (double) (after[1] - before[1]) / events);
+        }
     }
 
     /** A shape's reported run (its median by rate) and the range of its runs' rates. */
@@ -125,14 +141,14 @@ class DeploymentBenchmark {
         out.append(String.format("%-30s %6s %7s %9s %13s %7s %9s %9s |", "run", "loads", "events", "events/s", "runs' range",
                 "of ceil", "p50 ms", "p99 ms"));
         processes.forEach(p -> out.append(String.format(" %9s", abbreviation(p))));
-        out.append(String.format("%n"));
+        out.append(String.format(" | %7s %7s %6s%n", "WAL kB", "records", "pages"));
         for (Reported reported : figures) {
             Figures f = reported.median();
             String range = reported.lowest() == reported.highest() ? "" : String.format("%.0f-%.0f", reported.lowest(), reported.highest());
             out.append(String.format("%-30s %6d %7d %9.1f %13s %6.1f%% %9.1f %9.1f |", f.config().name(), f.config().loads(), f.events(),
                     f.eventsPerSecond(), range, 100 * f.eventsPerSecond() / ceiling, f.p50Millis(), f.p99Millis()));
             processes.forEach(p -> out.append(String.format(" %9.3f", f.cpuPerEvent().get(p))));
-            out.append(String.format("%n"));
+            out.append(String.format(" | %7.1f %7.1f %6.2f%n", f.wal().kilobytes(), f.wal().records(), f.wal().fullPages()));
         }
         out.append(String.format("%-30s %6s %7s %9s %13s %7s %9s %9s |", "idle, CPU ms per second", "", "", "", "", "", "", ""));
         processes.forEach(p -> out.append(String.format(" %9.1f", idle.get(p))));
@@ -141,6 +157,7 @@ class DeploymentBenchmark {
                 + String.format(" p50/p99: the POST of a ping to its SMS at the simulator. Right of |: CPU milliseconds per inbound%n"
                 + " event: worker = load-worker, disp = outbox-dispatcher, pump = timer-pump, pg = PostgreSQL's processes,%n"
                 + " client = this JVM: the HTTP load generator and the channel simulator. 1,000 ms/s is one core.%n"
+                + " WAL: the server's, per inbound event (pg_stat_wal); pages: full-page images, a page's first change after a checkpoint starts.%n"
                 + " of ceil: events/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after.)%n", ceiling));
         return out.toString();
     }
@@ -200,6 +217,7 @@ class DeploymentBenchmark {
 
         Figures run(String prefix, Config config) throws Exception {
             Map<String, Long> cpuBefore = cpu();
+            long[] walBefore = Wal.counters(stack);
             Map<String, Long> sentAt = new ConcurrentHashMap<>();
             int smsBefore = stack.simulator().delivered("sms").size();
             int slackBefore = stack.simulator().delivered("slack").size();
@@ -221,6 +239,7 @@ class DeploymentBenchmark {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<String, Long> cpuAfter = cpu();
+            Wal wal = Wal.between(walBefore, Wal.counters(stack), config.loads() * config.eventsPerLoad());
 
             // the ledger
             assertThat(stack.count("SELECT count(*) FROM event_log WHERE " + loads))
@@ -237,7 +256,7 @@ class DeploymentBenchmark {
             Map<String, Double> perEvent = new LinkedHashMap<>();
             cpuBefore.forEach((process, before) -> perEvent.put(process, (cpuAfter.get(process) - before) / (double) inbound));
             Figures figures = new Figures(config, inbound, inbound / seconds, EndToEndBenchmark.percentile(latencies, 0.5),
-                    EndToEndBenchmark.percentile(latencies, 0.99), perEvent);
+                    EndToEndBenchmark.percentile(latencies, 0.99), perEvent, wal);
             System.out.println("   " + figures);
             return figures;
         }
