@@ -2,24 +2,27 @@ package dev.loadflow.evals;
 
 import dev.loadflow.evals.local.LocalRun;
 import dev.loadflow.evals.sim.ChannelSimulator;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.PoolOptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -30,15 +33,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Benchmark, not a test (excluded from the suite): loadflow as it is deployed. The three packaged
  * services run as three JVMs (the local run's launcher, heaps as in a 512Mi container) against a
  * real PostgreSQL (fsync on), and a load generator in this JVM drives them only through the HTTP
- * ingest API (HTTP/1.1, Vert.x's client on one event loop), 8 requests at a time, with a source's token. Each load is assigned, then gets a
- * high-risk ping (an SMS and a timer), then the driver's reply (the timer cancelled, a Slack
- * post), and so on. Flat out, a load's next event is sent the moment its previous one's message
+ * ingest API (HTTP/1.1, Vert.x's client on one event loop), 8 requests at a time, with a source's
+ * token. Each load is assigned, then gets a high-risk ping (an SMS and a timer), then the
+ * driver's reply (the timer cancelled, a Slack post), and so on. Flat out, a load's next event is sent the moment its previous one's message
  * reaches the channel simulator. Every run ends with the ledger: each event and decision logged
  * once with its two outcomes, every row sent, no message twice at the simulator. Printed per
  * run: inbound events/s, ingest→SMS latency, and the CPU milliseconds each process spent per
  * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator), the
- * WAL the server wrote per inbound event, and the rate as a share of the pgbench ceiling measured right after. Autovacuum is on, as in
- * production ({@link Autovacuum}).
+ * WAL the server wrote per inbound event, and the rate as a share of the pgbench ceiling measured
+ * right after. Autovacuum is on, as in production ({@link Autovacuum}).
  * Run (a server with fsync on, never the embedded one):
  * <pre>
  * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres ./mvnw -B package -DskipTests
@@ -67,7 +70,7 @@ class DeploymentBenchmark {
     record Wal(double kilobytes, double records, double fullPages) {
 
         /** The server's WAL counters so far ({@code pg_stat_wal}): records, full-page images, bytes. */
-        static long[] counters(LocalRun stack) throws java.sql.SQLException {
+        static long[] counters(LocalRun stack) throws SQLException {
             return new long[]{stack.count("SELECT wal_records FROM pg_stat_wal"), stack.count("SELECT wal_fpi FROM pg_stat_wal"),
                     stack.count("SELECT wal_bytes::bigint FROM pg_stat_wal")};
         }
@@ -82,15 +85,15 @@ class DeploymentBenchmark {
     record Reported(Figures median, double lowest, double highest) {
 
         static Reported of(List<Figures> runs) {
-            List<Figures> byRate = runs.stream().sorted(java.util.Comparator.comparingDouble(Figures::eventsPerSecond)).toList();
+            List<Figures> byRate = runs.stream().sorted(Comparator.comparingDouble(Figures::eventsPerSecond)).toList();
             return new Reported(byRate.get(byRate.size() / 2), byRate.getFirst().eventsPerSecond(), byRate.getLast().eventsPerSecond());
         }
     }
 
     /**
-     * Flat out, about ten seconds each here: a run of a few seconds swung by ±15% with an autovacuum
-     * pass or a checkpoint, and a run of ten by as much when PostgreSQL's checkpoint started in it
-     * (its full-page writes), so each flat-out shape is run {@value #REPEATS} times and reported by its median.
+     * Flat out, about ten seconds each here: runs of a few seconds swung by ±15% with an autovacuum
+     * pass or a checkpoint, and runs of ten still spread by as much from one to the next, so each
+     * flat-out shape is run {@value #REPEATS} times and reported by its median.
      */
     static final List<Config> CONFIGS = List.of(
             new Config("flat out, 100 loads", 100, 81, 0),
@@ -187,7 +190,7 @@ class DeploymentBenchmark {
         /** The first ingest that failed or was not answered 202 (a run stops on it). */
         private final AtomicReference<String> failure = new AtomicReference<>();
         /** Ingests sent and not answered yet. */
-        private final java.util.concurrent.atomic.AtomicInteger unanswered = new java.util.concurrent.atomic.AtomicInteger();
+        private final AtomicInteger unanswered = new AtomicInteger();
 
         /** A generator for {@code stack}, which it drives once started. */
         Driver(LocalRun stack) {

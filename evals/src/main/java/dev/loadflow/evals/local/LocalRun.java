@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.loadflow.evals.sim.ChannelSimulator;
 import dev.loadflow.model.json.JsonReader;
 import io.smallrye.jwt.build.Jwt;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.File;
@@ -177,9 +180,8 @@ public final class LocalRun {
      *                is the generator's, not the system's)
      * @return the answer's status, once its body is read
      */
-    public io.vertx.core.Future<Integer> post(io.vertx.core.http.HttpClient client, String loadId, String json,
-                                              Runnable sending) {
-        return client.request(new io.vertx.core.http.RequestOptions().setMethod(io.vertx.core.http.HttpMethod.POST)
+    public Future<Integer> post(io.vertx.core.http.HttpClient client, String loadId, String json, Runnable sending) {
+        return client.request(new RequestOptions().setMethod(HttpMethod.POST)
                         .setHost("127.0.0.1").setPort(port(8081)).setURI("/loads/" + loadId + "/events")
                         .putHeader("Content-Type", "application/json").putHeader("Authorization", "Bearer " + ingestToken))
                 .compose(request -> {
