@@ -9,6 +9,7 @@ CREATE DATABASE loadflow_explain;
 \c loadflow_explain
 \i store-postgres/src/main/resources/db/migration/V1__loadflow_schema.sql
 \i store-postgres/src/main/resources/db/migration/V14__queue_message_indexes.sql
+\i store-postgres/src/main/resources/db/migration/V16__queue_group_in_flight_id.sql
 
 -- event_log: 20,000 loads x 50 entries
 INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
@@ -107,15 +108,16 @@ ROLLBACK;
 BEGIN;
 UPDATE load_queue SET receipt_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
 WHERE load_id = 'load-1' AND id = (SELECT min(id) FROM load_queue WHERE load_id = 'load-1');
-UPDATE load_queue_group SET in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001' WHERE load_id = 'load-1';
+UPDATE load_queue_group SET in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001',
+       in_flight_id = (SELECT min(id) FROM load_queue WHERE load_id = 'load-1') WHERE load_id = 'load-1';
 \echo '== LoadQueue.ack: the head in flight of a load with 100 messages queued'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 WITH grp AS (
     UPDATE load_queue_group SET visible_at = '2026-11-30 07:00+00', in_flight_handle = NULL
     WHERE in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
-    RETURNING load_id)
+    RETURNING load_id, in_flight_id)
 DELETE FROM load_queue q USING grp
-WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+WHERE q.load_id = grp.load_id AND q.id = coalesce(grp.in_flight_id, (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id))
   AND q.receipt_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
 RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more;
 ROLLBACK;

@@ -41,11 +41,22 @@ import java.util.Set;
  *
  * <p>The message in flight is always its load's head: an enqueue takes the group's lock before
  * its id, so it adds a later id than any message delivered, and only the ack or park of the
- * handle in flight removes one. So an ack finds its message as the head, one step down the
- * primary key {@code (load_id, id)}; no index is kept on the receipt handle, and a delivery,
- * which changes no indexed column, writes no index entry.
+ * handle in flight removes one. A delivery notes the message's id on the group row
+ * ({@code in_flight_id}), and an ack or park finds its message by it, one lookup in the primary
+ * key {@code (load_id, id)} (a walk to the head would visit every entry of the load's messages
+ * deleted since the last vacuum); no index is kept on the receipt handle, and a delivery, which
+ * changes no indexed column of the message, writes no index entry for it.
  */
 public final class PgLoadQueue implements LoadQueue {
+
+    /**
+     * The message in flight of a group ({@code grp}) an ack or park just freed: by the id its
+     * delivery noted (one primary-key lookup), or, for a group delivered before that column
+     * existed, as the load's head (a walk over the index entries of the load's messages deleted
+     * since the last vacuum).
+     */
+    private static final String IN_FLIGHT_ID =
+            "coalesce(grp.in_flight_id, (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)) ";
 
     /** Creates the group if needed and takes its lock, then inserts the message. */
     static final String ENQUEUE = """
@@ -121,7 +132,7 @@ public final class PgLoadQueue implements LoadQueue {
                 FROM heads WHERE q.load_id = ANY($1) AND q.id = heads.id
                 RETURNING q.id, q.load_id, q.message_id, q.body, q.receipt_handle, q.receive_count, q.enqueued_at),
             hidden AS (
-                UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = d.receipt_handle
+                UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = d.receipt_handle, in_flight_id = d.id
                 FROM delivered d WHERE g.load_id = ANY($1) AND g.load_id = d.load_id),
             emptied AS (
                 DELETE FROM load_queue_group g USING heads
@@ -137,9 +148,9 @@ public final class PgLoadQueue implements LoadQueue {
             WITH grp AS (
                 UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
                 WHERE in_flight_handle = $1
-                RETURNING load_id)
+                RETURNING load_id, in_flight_id)
             DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+            WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
               AND q.receipt_handle = $1
             RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
@@ -155,9 +166,9 @@ public final class PgLoadQueue implements LoadQueue {
             grp AS (
                 UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = NULL
                 FROM locked WHERE g.load_id = locked.load_id AND g.in_flight_handle = ANY($1)
-                RETURNING g.load_id)
+                RETURNING g.load_id, g.in_flight_id)
             DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+            WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
               AND q.receipt_handle = ANY($1)
             RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
@@ -166,10 +177,10 @@ public final class PgLoadQueue implements LoadQueue {
             WITH grp AS (
                 UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
                 WHERE in_flight_handle = $1
-                RETURNING load_id),
+                RETURNING load_id, in_flight_id),
             gone AS (
                 DELETE FROM load_queue q USING grp
-                WHERE q.load_id = grp.load_id AND q.id = (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)
+                WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
                   AND q.receipt_handle = $1
                 RETURNING q.load_id, q.message_id, q.body, q.enqueued_at, q.receive_count)
             INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason)
