@@ -44,7 +44,8 @@ import java.util.Set;
  * handle in flight removes one. A delivery notes the message's id on the group row
  * ({@code in_flight_id}), and an ack or park finds its message by it, one lookup in the primary
  * key {@code (load_id, id)} (a walk to the head would visit every entry of the load's messages
- * deleted since the last vacuum); no index is kept on the receipt handle, and a delivery, which
+ * deleted since the last vacuum); the next delivery looks for the head from that id on, for the
+ * same reason. No index is kept on the receipt handle, and a delivery, which
  * changes no indexed column of the message, writes no index entry for it.
  */
 public final class PgLoadQueue implements LoadQueue {
@@ -109,23 +110,28 @@ public final class PgLoadQueue implements LoadQueue {
             SELECT msg.load_id, msg.message_id, msg.body::jsonb, $4 FROM msg JOIN grp USING (load_id) ORDER BY msg.ord
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
+    /** The groups to deliver, with the id each last delivered (none: null): no message of the load is older. */
     static final String LOCK_VISIBLE_GROUPS = """
-            SELECT load_id FROM load_queue_group
+            SELECT load_id, in_flight_id FROM load_queue_group
             WHERE visible_at <= $1
             ORDER BY visible_at
             LIMIT $2
             FOR UPDATE SKIP LOCKED""";
 
     /**
-     * $1 the locked groups, $2 the end of the visibility timeout. Each join to a table is also
-     * bounded by {@code load_id = ANY($1)}, so it stays an index lookup of those loads whatever
-     * join the planner picks (a backlog of messages is never scanned).
+     * $1 the locked groups, $2 the end of the visibility timeout, $3 per group the id it last
+     * delivered (0 for none). Each join to a table is also bounded by {@code load_id = ANY($1)},
+     * so it stays an index lookup of those loads whatever join the planner picks (a backlog of
+     * messages is never scanned). A head is looked for from the id its group last delivered on:
+     * no message of the load is older (it was the head then, and later enqueues add later ids),
+     * and the index entries of the load's messages acked before it, dead but not yet vacuumed,
+     * are not walked.
      */
     static final String DELIVER_HEADS = """
             WITH heads AS (
                 SELECT grp.load_id, head.id
-                FROM unnest($1::text[]) AS grp(load_id)
-                LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id
+                FROM unnest($1::text[], $3::bigint[]) AS grp(load_id, since)
+                LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id AND q.id >= grp.since
                                    ORDER BY q.id LIMIT 1) head ON true),
             delivered AS (
                 UPDATE load_queue q SET receipt_handle = gen_random_uuid(), receive_count = q.receive_count + 1
@@ -322,10 +328,16 @@ public final class PgLoadQueue implements LoadQueue {
                     if (groups.size() == 0) {
                         return Future.succeededFuture(null);
                     }
-                    List<String> loadIds = new ArrayList<>(groups.size());
-                    groups.forEach(row -> loadIds.add(row.getString("load_id")));
-                    return conn.preparedQuery(DELIVER_HEADS).execute(Tuple.tuple().addArrayOfString(loadIds.toArray(String[]::new)).addOffsetDateTime(
-                            Pg.at(now.plus(visibilityTimeout))));
+                    String[] loadIds = new String[groups.size()];
+                    Long[] since = new Long[groups.size()];
+                    int i = 0;
+                    for (Row group : groups) {
+                        loadIds[i] = group.getString("load_id");
+                        Long delivered = group.getLong("in_flight_id");
+                        since[i++] = delivered == null ? 0L : delivered;
+                    }
+                    return conn.preparedQuery(DELIVER_HEADS).execute(Tuple.tuple().addArrayOfString(loadIds)
+                            .addOffsetDateTime(Pg.at(now.plus(visibilityTimeout))).addArrayOfLong(since));
                 })));
         List<ReceivedMessage> received = new ArrayList<>();
         if (rows != null) {

@@ -173,4 +173,38 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         }
         assertThat(queue.receive(10, Duration.ZERO)).as("m300 was acked").isEmpty();
     }
+    @Test
+    void aDeliveryDoesNotWalkTheEntriesOfItsLoadsEarlierMessages() throws Exception {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        String load = newLoadId();
+        List<QueueMessage> messages = new ArrayList<>();
+        for (int i = 0; i <= 300; i++) {
+            messages.add(new QueueMessage(load, "m" + i, "{}"));
+        }
+        queue.enqueueAll(messages);
+        long buffers;
+        var db = PG.database();
+        try (Connection reader = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
+             Statement snapshot = reader.createStatement()) {
+            snapshot.execute("BEGIN ISOLATION LEVEL REPEATABLE READ");
+            snapshot.execute("SELECT 1"); // a snapshot that still sees the acked messages: their rows are not dead to all
+            for (int i = 0; i < 300; i++) {
+                assertThat(queue.ack(queue.receive(1, Duration.ZERO).getFirst().receiptHandle())).isTrue();
+            }
+            Long lastDelivered = Pg.await(PG.pool().preparedQuery("SELECT in_flight_id FROM load_queue_group WHERE load_id = $1")
+                    .execute(Tuple.of(load))).iterator().next().getLong("in_flight_id");
+            JsonArray plan = Pg.await(PG.pool().preparedQuery("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PgLoadQueue.DELIVER_HEADS)
+                    .execute(Tuple.tuple().addArrayOfString(new String[] {load})
+                            .addOffsetDateTime(Pg.at(clock.instant().plusSeconds(300))).addArrayOfLong(new Long[] {lastDelivered})))
+                    .iterator().next().getJsonArray(0);
+            var deliver = plan.getJsonObject(0).getJsonObject("Plan"); // the statement's top node: every buffer it read
+            buffers = deliver.getLong("Shared Hit Blocks") + deliver.getLong("Shared Read Blocks");
+            snapshot.execute("ROLLBACK");
+        }
+        assertThat(Pg.await(PG.pool().preparedQuery("SELECT message_id FROM load_queue WHERE load_id = $1 AND receipt_handle IS NOT NULL")
+                .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
+        assertThat(buffers).as("buffers the delivery of m300 read, 300 acked messages of its load before it")
+                .isLessThan(100); // 484 when the head was looked for from the load's first id
+    }
 }
