@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * {@link LoadQueue} on PostgreSQL, in the same database as the log.
@@ -45,8 +46,9 @@ import java.util.Set;
  * ({@code in_flight_id}), and an ack or park finds its message by it, one lookup in the primary
  * key {@code (load_id, id)} (a walk to the head would visit every entry of the load's messages
  * deleted since the last vacuum); the next delivery looks for the head from that id on, for the
- * same reason. No index is kept on the receipt handle, and a delivery, which
- * changes no indexed column of the message, writes no index entry for it.
+ * same reason. No index is kept on the receipt handle: the handle given out names the load
+ * ({@link Handle}), so a group is found by its primary key, and a delivery, which changes no
+ * indexed column of the message, writes no index entry for it.
  */
 public final class PgLoadQueue implements LoadQueue {
 
@@ -153,7 +155,7 @@ public final class PgLoadQueue implements LoadQueue {
     static final String ACK = """
             WITH grp AS (
                 UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
-                WHERE in_flight_handle = $1
+                WHERE load_id = $3 AND in_flight_handle = $1
                 RETURNING load_id, in_flight_id)
             DELETE FROM load_queue q USING grp
             WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
@@ -161,28 +163,31 @@ public final class PgLoadQueue implements LoadQueue {
             RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
     /**
-     * ACK for many handles: each group's in-flight handle is one of them, and so is its head's.
-     * The groups are locked in load id order first, as ENQUEUE_ALL does, so the two never
-     * deadlock (an UPDATE alone would lock them in whatever order it finds them).
+     * ACK for many: $1 the handles' uuids, $3 their loads. The groups are locked in load id order
+     * first, as ENQUEUE_ALL does, so the two never deadlock (an UPDATE alone would lock them in
+     * whatever order it finds them).
      */
     static final String ACK_ALL = """
-            WITH locked AS MATERIALIZED (
-                SELECT load_id FROM load_queue_group WHERE in_flight_handle = ANY($1)
-                ORDER BY load_id FOR UPDATE),
+            WITH acked AS (
+                SELECT * FROM unnest($3::text[], $1::uuid[]) AS a(load_id, handle)),
+            locked AS MATERIALIZED (
+                SELECT g.load_id, acked.handle FROM load_queue_group g JOIN acked USING (load_id)
+                WHERE g.load_id = ANY($3) AND g.in_flight_handle = acked.handle
+                ORDER BY g.load_id FOR UPDATE OF g),
             grp AS (
                 UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = NULL
-                FROM locked WHERE g.load_id = locked.load_id AND g.in_flight_handle = ANY($1)
-                RETURNING g.load_id, g.in_flight_id)
+                FROM locked WHERE g.load_id = ANY($3) AND g.load_id = locked.load_id AND g.in_flight_handle = locked.handle
+                RETURNING g.load_id, g.in_flight_id, locked.handle)
             DELETE FROM load_queue q USING grp
             WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
-              AND q.receipt_handle = ANY($1)
+              AND q.receipt_handle = grp.handle
             RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
 
     /** Moves the in-flight message to load_queue_dead and frees its group, group lock first. */
     static final String PARK = """
             WITH grp AS (
                 UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
-                WHERE in_flight_handle = $1
+                WHERE load_id = $4 AND in_flight_handle = $1
                 RETURNING load_id, in_flight_id),
             gone AS (
                 DELETE FROM load_queue q USING grp
@@ -203,7 +208,7 @@ public final class PgLoadQueue implements LoadQueue {
             FROM load_queue_dead ORDER BY parked_at DESC, load_id, message_id LIMIT $1""";
 
     static final String RELEASE = """
-            UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL WHERE in_flight_handle = $1""";
+            UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL WHERE load_id = $3 AND in_flight_handle = $1""";
 
     /** The group given back (no handle in flight) whose head was last delivered as $2: visible now. */
     static final String WAKE = """
@@ -211,7 +216,10 @@ public final class PgLoadQueue implements LoadQueue {
             WHERE g.load_id = $1 AND g.in_flight_handle IS NULL AND g.visible_at > $3
               AND (SELECT q.receipt_handle FROM load_queue q WHERE q.load_id = $1 ORDER BY q.id LIMIT 1) = $2""";
 
-    static final String EXTEND = "UPDATE load_queue_group SET visible_at = $2 WHERE in_flight_handle = $1";
+    static final String EXTEND = "UPDATE load_queue_group SET visible_at = $2 WHERE load_id = $3 AND in_flight_handle = $1";
+
+    /** The load whose group has $1 in flight, for a handle issued before handles named their load: a scan of the groups. */
+    static final String IN_FLIGHT_LOAD = "SELECT load_id FROM load_queue_group WHERE in_flight_handle = $1";
 
     static final String WAITING = """
             SELECT load_id, count(*)::int - 1 AS waiting FROM load_queue WHERE load_id = ANY($1) GROUP BY load_id""";
@@ -342,8 +350,9 @@ public final class PgLoadQueue implements LoadQueue {
         List<ReceivedMessage> received = new ArrayList<>();
         if (rows != null) {
             for (Row row : rows) {
-                received.add(new ReceivedMessage(row.getString("load_id"), row.getString("message_id"),
-                        row.getString("body"), row.getUUID("receipt_handle").toString(),
+                String loadId = row.getString("load_id");
+                received.add(new ReceivedMessage(loadId, row.getString("message_id"),
+                        row.getString("body"), new Handle(row.getUUID("receipt_handle"), loadId).toString(),
                         row.getInteger("receive_count"), Pg.instant(row, "enqueued_at")));
             }
         }
@@ -352,19 +361,21 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean ack(String receiptHandle) {
-        java.util.UUID handle = handle(receiptHandle);
-        return handle != null && acked(Pg.await(pool.preparedQuery(ACK).execute(Tuple.of(handle, Pg.at(clock.instant()))))) == 1;
+        Handle handle = inFlight(receiptHandle);
+        return handle != null && acked(Pg.await(pool.preparedQuery(ACK).execute(Tuple.of(handle.uuid(),
+                Pg.at(clock.instant()), handle.loadId())))) == 1;
     }
 
     @Override
     public int ackAll(List<String> receiptHandles) {
-        java.util.UUID[] handles = receiptHandles.stream().map(PgLoadQueue::handle).filter(java.util.Objects::nonNull)
-                .toArray(java.util.UUID[]::new);
-        if (handles.length == 0) {
+        List<Handle> handles = receiptHandles.stream().map(this::inFlight).filter(java.util.Objects::nonNull).toList();
+        if (handles.isEmpty()) {
             return 0;
         }
-        return acked(Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple().addArrayOfUUID(handles)
-                .addOffsetDateTime(Pg.at(clock.instant())))));
+        return acked(Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple()
+                .addArrayOfUUID(handles.stream().map(Handle::uuid).toArray(UUID[]::new))
+                .addOffsetDateTime(Pg.at(clock.instant()))
+                .addArrayOfString(handles.stream().map(Handle::loadId).toArray(String[]::new)))));
     }
 
     /**
@@ -390,8 +401,8 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean wake(String loadId, String receiptHandle) {
-        java.util.UUID handle = handle(receiptHandle);
-        boolean woken = handle != null && Pg.await(pool.preparedQuery(WAKE).execute(Tuple.of(loadId, handle,
+        Handle handle = Handle.parse(receiptHandle);
+        boolean woken = handle != null && Pg.await(pool.preparedQuery(WAKE).execute(Tuple.of(loadId, handle.uuid(),
                 Pg.at(clock.instant())))).rowCount() == 1;
         if (woken) {
             wakeups.wake(PgNotifications.QUEUE);
@@ -406,9 +417,9 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean park(String receiptHandle, String reason) {
-        java.util.UUID handle = handle(receiptHandle);
+        Handle handle = inFlight(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(PARK)
-                .execute(Tuple.of(handle, Pg.at(clock.instant()), reason))).rowCount() == 1;
+                .execute(Tuple.of(handle.uuid(), Pg.at(clock.instant()), reason, handle.loadId()))).rowCount() == 1;
     }
 
     @Override
@@ -457,16 +468,53 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     private boolean update(String sql, String receiptHandle, Instant at) {
-        java.util.UUID handle = handle(receiptHandle);
-        return handle != null && Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle, Pg.at(at)))).rowCount() == 1;
+        Handle handle = inFlight(receiptHandle);
+        return handle != null && Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle.uuid(), Pg.at(at),
+                handle.loadId()))).rowCount() == 1;
     }
 
-    /** Receipt handles are UUIDs here; anything else is a stale or foreign handle. */
-    private static java.util.UUID handle(String receiptHandle) {
-        try {
-            return java.util.UUID.fromString(receiptHandle);
-        } catch (IllegalArgumentException | NullPointerException e) {
-            return null;
+    /**
+     * The handle with its load: as it names it, or, for a handle issued before handles named
+     * their load, the load whose group has it in flight (null when none has: a stale handle).
+     */
+    private Handle inFlight(String receiptHandle) {
+        Handle handle = Handle.parse(receiptHandle);
+        if (handle == null || handle.loadId() != null) {
+            return handle;
+        }
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(IN_FLIGHT_LOAD).execute(Tuple.of(handle.uuid())));
+        return rows.size() == 0 ? null : new Handle(handle.uuid(), rows.iterator().next().getString("load_id"));
+    }
+
+    /**
+     * A receipt handle here: the delivery's uuid (the message's {@code receipt_handle}), a colon,
+     * and the message's load, so that the group is found by its primary key. Handles issued
+     * before they named their load are a bare uuid ({@code loadId} null).
+     */
+    record Handle(UUID uuid, String loadId) {
+
+        private static final int UUID_LENGTH = 36;
+
+        /** Null for anything that is no handle of this queue: a stale or foreign handle. */
+        static Handle parse(String receiptHandle) {
+            if (receiptHandle == null || receiptHandle.length() < UUID_LENGTH) {
+                return null;
+            }
+            boolean named = receiptHandle.length() > UUID_LENGTH + 1 && receiptHandle.charAt(UUID_LENGTH) == ':';
+            if (!named && receiptHandle.length() != UUID_LENGTH) {
+                return null;
+            }
+            try {
+                return new Handle(UUID.fromString(receiptHandle.substring(0, UUID_LENGTH)),
+                        named ? receiptHandle.substring(UUID_LENGTH + 1) : null);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return uuid + ":" + loadId;
         }
     }
 }

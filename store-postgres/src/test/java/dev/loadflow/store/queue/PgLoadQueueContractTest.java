@@ -162,7 +162,8 @@ class PgLoadQueueContractTest extends LoadQueueContract {
             }
             last = queue.receive(1, Duration.ZERO).getFirst();
             JsonArray plan = Pg.await(PG.pool().preparedQuery("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PgLoadQueue.ACK)
-                    .execute(Tuple.of(UUID.fromString(last.receiptHandle()), Pg.at(clock.instant())))).iterator().next()
+                    .execute(Tuple.of(PgLoadQueue.Handle.parse(last.receiptHandle()).uuid(), Pg.at(clock.instant()), load)))
+                    .iterator().next()
                     .getJsonArray(0);
             var ack = plan.getJsonObject(0).getJsonObject("Plan"); // the statement's top node: every buffer it read
             long buffers = ack.getLong("Shared Hit Blocks") + ack.getLong("Shared Read Blocks");
@@ -206,5 +207,25 @@ class PgLoadQueueContractTest extends LoadQueueContract {
                 .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
         assertThat(buffers).as("buffers the delivery of m300 read, 300 acked messages of its load before it")
                 .isLessThan(100); // 484 when the head was looked for from the load's first id
+    }
+    @Test
+    void aHandleNamesItsLoadAndOneIssuedBeforeThatIsStillAcked() {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        String load = newLoadId();
+        queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}"), new QueueMessage(load, "m2", "{}")));
+
+        ReceivedMessage first = queue.receive(1, Duration.ZERO).getFirst();
+        assertThat(first.receiptHandle()).endsWith(":" + load);
+        String bare = first.receiptHandle().substring(0, first.receiptHandle().indexOf(':'));
+        assertThat(queue.ack(bare)).as("a bare uuid, as handles were before they named their load").isTrue();
+
+        ReceivedMessage second = queue.receive(1, Duration.ZERO).getFirst();
+        assertThat(second.messageId()).isEqualTo("m2");
+        String otherLoad = second.receiptHandle().substring(0, second.receiptHandle().indexOf(':') + 1) + newLoadId();
+        assertThat(queue.ack(otherLoad)).as("the uuid in flight, but with another load").isFalse();
+        assertThat(queue.ackAll(List.of(otherLoad, "not-a-handle"))).isZero();
+        assertThat(queue.ackAll(List.of(second.receiptHandle()))).isEqualTo(1);
+        assertThat(queue.receive(10, Duration.ZERO)).as("both acked").isEmpty();
     }
 }
