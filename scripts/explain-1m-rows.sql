@@ -10,6 +10,8 @@ CREATE DATABASE loadflow_explain;
 \i store-postgres/src/main/resources/db/migration/V1__loadflow_schema.sql
 \i store-postgres/src/main/resources/db/migration/V14__queue_message_indexes.sql
 \i store-postgres/src/main/resources/db/migration/V16__queue_group_in_flight_id.sql
+\i store-postgres/src/main/resources/db/migration/V17__queue_fewer_index_entries.sql
+\i store-postgres/src/main/resources/db/migration/V18__queue_delivery_in_place.sql
 
 -- event_log: 20,000 loads x 50 entries
 INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
@@ -37,13 +39,18 @@ SELECT 'tmr:load-' || (i / 50) || ':ask:eta_request:p' || i || ':1', 'load-' || 
        timestamptz '2026-11-01'
 FROM generate_series(0, 999999) i;
 
--- load_queue: 1,000,000 messages over 10,000 loads (a deep backlog); half the groups in flight
+-- load_queue: 1,000,000 messages over 10,000 loads (a deep backlog). 500 groups in flight, given
+-- back before any other (a receive passes over them first), 500 given back with a delay (until
+-- 09:00), the rest visible.
 INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
 SELECT 'load-' || (i % 10000), 'm-' || i, '{}', timestamptz '2026-11-30 07:00' + i * interval '1 millisecond'
 FROM generate_series(0, 999999) i;
-INSERT INTO load_queue_group (load_id, visible_at, in_flight_handle)
-SELECT 'load-' || g, CASE WHEN g % 2 = 0 THEN timestamptz '2026-11-30 07:00' ELSE timestamptz '2026-11-30 09:00' END,
-       CASE WHEN g % 2 = 1 THEN gen_random_uuid() END
+INSERT INTO load_queue_group (load_id, visible_at, in_flight_handle, in_flight_until)
+SELECT 'load-' || g,
+       CASE WHEN g % 20 = 1 THEN timestamptz '2026-11-30 06:00' WHEN g % 20 = 3 THEN timestamptz '2026-11-30 09:00'
+            ELSE timestamptz '2026-11-30 07:00' + g * interval '1 millisecond' END,
+       CASE WHEN g % 20 = 1 THEN gen_random_uuid() END,
+       CASE WHEN g % 20 = 1 THEN timestamptz '2026-11-30 08:05' END
 FROM generate_series(0, 9999) g;
 ANALYZE;
 \set QUIET off
@@ -96,13 +103,16 @@ EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 SELECT fire_at FROM timers WHERE status = 'scheduled' ORDER BY fire_at LIMIT 1;
 
 BEGIN;
-\echo '== LoadQueue.receive: lock 10 visible groups'
+\echo '== LoadQueue.receive: lock 10 visible groups, past the 500 in flight'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
-SELECT load_id FROM load_queue_group WHERE visible_at <= '2026-11-30 08:00+00' ORDER BY visible_at LIMIT 10 FOR UPDATE SKIP LOCKED;
+SELECT load_id, in_flight_id FROM load_queue_group
+WHERE visible_at <= '2026-11-30 08:00+00' AND (in_flight_handle IS NULL OR coalesce(in_flight_until, visible_at) <= '2026-11-30 08:00+00')
+ORDER BY visible_at LIMIT 10 FOR UPDATE SKIP LOCKED;
 \echo '== LoadQueue.receive: the head message of each locked group'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
-SELECT grp.load_id, head.id FROM unnest(ARRAY['load-0','load-2','load-4','load-6','load-8','load-10','load-12','load-14','load-16','load-18']) AS grp(load_id)
-LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id ORDER BY q.id LIMIT 1) head ON true;
+SELECT grp.load_id, head.id FROM unnest(ARRAY['load-0','load-2','load-4','load-6','load-8','load-10','load-12','load-14','load-16','load-18'],
+                                        array_fill(0::bigint, ARRAY[10])) AS grp(load_id, since)
+LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id AND q.id >= grp.since ORDER BY q.id LIMIT 1) head ON true;
 ROLLBACK;
 
 BEGIN;
@@ -114,7 +124,7 @@ UPDATE load_queue_group SET in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 WITH grp AS (
     UPDATE load_queue_group SET visible_at = '2026-11-30 07:00+00', in_flight_handle = NULL
-    WHERE in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
+    WHERE load_id = 'load-1' AND in_flight_handle = '6f1c2a64-0c3e-4a53-9d43-3b1fd4a7a001'
     RETURNING load_id, in_flight_id)
 DELETE FROM load_queue q USING grp
 WHERE q.load_id = grp.load_id AND q.id = coalesce(grp.in_flight_id, (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id))

@@ -29,11 +29,14 @@ import java.util.UUID;
 /**
  * {@link LoadQueue} on PostgreSQL, in the same database as the log.
  *
- * <p>{@code load_queue_group} holds one row per load with queued messages; its
- * {@code visible_at} is the group's visibility. Receiving locks visible groups with
- * {@code SKIP LOCKED}, hands out each group's head message and hides the group until the
- * visibility timeout; acking deletes the head and makes the group visible at once. So a load
- * never has two messages in flight, and a busy load's backlog is never scanned.
+ * <p>{@code load_queue_group} holds one row per load with queued messages. Receiving locks
+ * visible groups with {@code SKIP LOCKED}, hands out each group's head message and hides the
+ * group until the visibility timeout ({@code in_flight_handle} set, until
+ * {@code in_flight_until}); acking deletes the head and gives the group back at once, with a
+ * new {@code visible_at}: receives take the groups given back longest ago first. So a load
+ * never has two messages in flight, and a busy load's backlog is never scanned. A delivery
+ * changes no indexed column of the group: its row is rewritten in place (HOT), with no new
+ * index entry and no uniqueness check of the primary key.
  *
  * <p>Locks are always taken group first, then message (receive, ack, enqueue), so the
  * operations never deadlock each other. Receiving locks the groups in one statement and reads
@@ -112,10 +115,15 @@ public final class PgLoadQueue implements LoadQueue {
             SELECT msg.load_id, msg.message_id, msg.body::jsonb, $4 FROM msg JOIN grp USING (load_id) ORDER BY msg.ord
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
-    /** The groups to deliver, with the id each last delivered (none: null): no message of the load is older. */
+    /**
+     * The groups to deliver, with the id each last delivered (none: null): no message of the
+     * load is older. The scan by {@code visible_at} passes over the groups in flight (as many
+     * as the consumers hold at once). A group delivered before {@code in_flight_until} existed
+     * was hidden by its {@code visible_at}, and is until then.
+     */
     static final String LOCK_VISIBLE_GROUPS = """
             SELECT load_id, in_flight_id FROM load_queue_group
-            WHERE visible_at <= $1
+            WHERE visible_at <= $1 AND (in_flight_handle IS NULL OR coalesce(in_flight_until, visible_at) <= $1)
             ORDER BY visible_at
             LIMIT $2
             FOR UPDATE SKIP LOCKED""";
@@ -140,7 +148,7 @@ public final class PgLoadQueue implements LoadQueue {
                 FROM heads WHERE q.load_id = ANY($1) AND q.id = heads.id
                 RETURNING q.id, q.load_id, q.message_id, q.body, q.receipt_handle, q.receive_count, q.enqueued_at),
             hidden AS (
-                UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = d.receipt_handle, in_flight_id = d.id
+                UPDATE load_queue_group g SET in_flight_until = $2, in_flight_handle = d.receipt_handle, in_flight_id = d.id
                 FROM delivered d WHERE g.load_id = ANY($1) AND g.load_id = d.load_id),
             emptied AS (
                 DELETE FROM load_queue_group g USING heads
@@ -216,7 +224,7 @@ public final class PgLoadQueue implements LoadQueue {
             WHERE g.load_id = $1 AND g.in_flight_handle IS NULL AND g.visible_at > $3
               AND (SELECT q.receipt_handle FROM load_queue q WHERE q.load_id = $1 ORDER BY q.id LIMIT 1) = $2""";
 
-    static final String EXTEND = "UPDATE load_queue_group SET visible_at = $2 WHERE load_id = $3 AND in_flight_handle = $1";
+    static final String EXTEND = "UPDATE load_queue_group SET in_flight_until = $2 WHERE load_id = $3 AND in_flight_handle = $1";
 
     /** The load whose group has $1 in flight, for a handle issued before handles named their load: a scan of the groups. */
     static final String IN_FLIGHT_LOAD = "SELECT load_id FROM load_queue_group WHERE in_flight_handle = $1";

@@ -12,6 +12,7 @@ import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.testing.Fixtures;
 import dev.loadflow.testing.PgBackend;
 import io.vertx.core.json.JsonArray;
+import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -227,5 +228,47 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         assertThat(queue.ackAll(List.of(otherLoad, "not-a-handle"))).isZero();
         assertThat(queue.ackAll(List.of(second.receiptHandle()))).isEqualTo(1);
         assertThat(queue.receive(10, Duration.ZERO)).as("both acked").isEmpty();
+    }
+    @Test
+    void aDeliveryRewritesItsGroupInPlace() {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        String load = newLoadId();
+        queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
+
+        // the counts of this transaction's own updates: the delivery's, and none of another test's
+        Row counts = Pg.await(PG.pool().withTransaction(conn -> conn.preparedQuery(PgLoadQueue.LOCK_VISIBLE_GROUPS)
+                .execute(Tuple.of(Pg.at(clock.instant()), 10))
+                .compose(groups -> conn.preparedQuery(PgLoadQueue.DELIVER_HEADS).execute(Tuple.tuple()
+                        .addArrayOfString(new String[] {load}).addOffsetDateTime(Pg.at(clock.instant().plusSeconds(300)))
+                        .addArrayOfLong(new Long[] {0L})))
+                .compose(delivered -> conn.query("""
+                        SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'load_queue_group'""")
+                        .execute())
+                .map(rows -> rows.iterator().next())));
+
+        assertThat(counts.getLong("n_tup_upd")).as("the group's row updated by the delivery").isEqualTo(1);
+        assertThat(counts.getLong("n_tup_hot_upd")).as("in place: no new index entry").isEqualTo(1);
+        assertThat(queue.receive(10, Duration.ZERO)).as("the group is in flight").isEmpty();
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(queue.receive(10, Duration.ZERO)).as("its visibility timeout ended").extracting(ReceivedMessage::messageId)
+                .containsExactly("m1");
+    }
+
+    @Test
+    void aGroupDeliveredByAnEarlierVersionStaysHiddenUntilItsVisibleAt() {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        String load = newLoadId();
+        queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
+        // as a delivery before in_flight_until: the group hidden by its visible_at alone
+        Pg.await(PG.pool().preparedQuery("""
+                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = gen_random_uuid(), in_flight_until = NULL
+                WHERE load_id = $1""").execute(Tuple.of(load, Pg.at(clock.instant().plusSeconds(60)))));
+
+        assertThat(queue.receive(10, Duration.ZERO)).as("in flight, as the earlier version delivered it").isEmpty();
+        clock.advance(Duration.ofSeconds(60));
+        assertThat(queue.receive(10, Duration.ZERO)).as("its visibility timeout ended").extracting(ReceivedMessage::messageId)
+                .containsExactly("m1");
     }
 }
