@@ -1,10 +1,6 @@
--- Fewer index entries per queue message, each of which every enqueue, delivery and ack wrote.
--- A receipt handle names its load now (the message's uuid, then its load id): an ack, a park, a
--- release or an extension finds its group by the primary key and checks the uuid there, so the
--- partial index on the uuid in flight, one more entry at every delivery, goes. Until the last
+-- One index entry fewer per delivery. A receipt handle names its load now (the message's uuid,
+-- then its load id): an ack, a park, a release or an extension finds its group by the primary
+-- key and checks the uuid there, so the partial index on the uuid in flight goes. Until the last
 -- worker of an earlier version is replaced, its acks find their group by a scan of this table
 -- (one row per load with messages queued): slower for those minutes, still correct.
 DROP INDEX load_queue_group_in_flight_idx;
--- The queue's depth and age (a count of every row, with the oldest enqueue time) is one scan
--- of the table whatever its indexes, and nothing else looks a message up by its enqueue time.
-DROP INDEX load_queue_enqueued_idx;
