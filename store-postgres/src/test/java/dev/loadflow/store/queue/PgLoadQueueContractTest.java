@@ -12,7 +12,10 @@ import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.testing.Fixtures;
 import dev.loadflow.testing.PgBackend;
 import io.vertx.core.json.JsonArray;
+import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +29,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -236,19 +240,14 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         String load = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
 
-        // the counts of this transaction's own updates: the delivery's, and none of another test's
-        Row counts = Pg.await(PG.pool().withTransaction(conn -> conn.preparedQuery(PgLoadQueue.LOCK_VISIBLE_GROUPS)
+        UpdateCounts counts = groupUpdatesOf(conn -> conn.preparedQuery(PgLoadQueue.LOCK_VISIBLE_GROUPS)
                 .execute(Tuple.of(Pg.at(clock.instant()), 10))
                 .compose(groups -> conn.preparedQuery(PgLoadQueue.DELIVER_HEADS).execute(Tuple.tuple()
                         .addArrayOfString(new String[] {load}).addOffsetDateTime(Pg.at(clock.instant().plusSeconds(300)))
-                        .addArrayOfLong(new Long[] {0L})))
-                .compose(delivered -> conn.query("""
-                        SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'load_queue_group'""")
-                        .execute())
-                .map(rows -> rows.iterator().next())));
+                        .addArrayOfLong(new Long[] {0L}))));
 
-        assertThat(counts.getLong("n_tup_upd")).as("the group's row updated by the delivery").isEqualTo(1);
-        assertThat(counts.getLong("n_tup_hot_upd")).as("in place: no new index entry").isEqualTo(1);
+        assertThat(counts.updated()).as("the group's row updated by the delivery").isEqualTo(1);
+        assertThat(counts.inPlace()).as("in place: no new index entry").isEqualTo(1);
         assertThat(queue.receive(10, Duration.ZERO)).as("the group is in flight").isEmpty();
         clock.advance(Duration.ofMinutes(5));
         assertThat(queue.receive(10, Duration.ZERO)).as("its visibility timeout ended").extracting(ReceivedMessage::messageId)
@@ -270,5 +269,60 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         clock.advance(Duration.ofSeconds(60));
         assertThat(queue.receive(10, Duration.ZERO)).as("its visibility timeout ended").extracting(ReceivedMessage::messageId)
                 .containsExactly("m1");
+    }
+    @Test
+    void anAckKeepsTheGroupsPlaceWhenItWasGivenBackWithinTheLastSecond() {
+        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        String load = newLoadId();
+        Instant enqueued = clock.instant();
+        queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}"), new QueueMessage(load, "m2", "{}")));
+
+        ReceivedMessage first = queue.receive(1, Duration.ZERO).getFirst();
+        clock.advance(Duration.ofMillis(500));
+        UpdateCounts counts = groupUpdatesOf(conn -> conn.preparedQuery(PgLoadQueue.ACK).execute(Tuple.of(
+                PgLoadQueue.Handle.parse(first.receiptHandle()).uuid(), Pg.at(clock.instant()), load)));
+        assertThat(counts.updated()).as("the group's row updated by the ack").isEqualTo(1);
+        assertThat(counts.inPlace()).as("acked in place").isEqualTo(1);
+        assertThat(visibleAt(load)).as("given back 0.5 s ago: it keeps its place").isEqualTo(enqueued);
+
+        ReceivedMessage second = queue.receive(1, Duration.ZERO).getFirst();
+        assertThat(second.messageId()).isEqualTo("m2");
+        clock.advance(Duration.ofMillis(1500));
+        assertThat(queue.ackAll(List.of(second.receiptHandle()))).isEqualTo(1);
+        assertThat(visibleAt(load)).as("given back 2 s ago: to the back of the line").isEqualTo(clock.instant());
+    }
+
+    /** How many rows of load_queue_group statements updated, and how many of them in place (HOT). */
+    private record UpdateCounts(long updated, long inPlace) {
+
+        static final String READ = """
+                SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'load_queue_group'""";
+
+        static UpdateCounts of(RowSet<Row> rows) {
+            Row row = rows.iterator().next();
+            return new UpdateCounts(row.getLong("n_tup_upd"), row.getLong("n_tup_hot_upd"));
+        }
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own and counts its updates of load_queue_group:
+     * the backend's counts read before and after it, in it (they may hold an earlier
+     * transaction's counts not yet reported, the same in both).
+     */
+    private static UpdateCounts groupUpdatesOf(Function<SqlConnection, Future<?>> work) {
+        return Pg.await(PG.pool().withTransaction(conn -> conn.query(UpdateCounts.READ).execute()
+                .compose(before -> work.apply(conn)
+                        .compose(done -> conn.query(UpdateCounts.READ).execute())
+                        .map(after -> {
+                            UpdateCounts from = UpdateCounts.of(before);
+                            UpdateCounts to = UpdateCounts.of(after);
+                            return new UpdateCounts(to.updated() - from.updated(), to.inPlace() - from.inPlace());
+                        }))));
+    }
+
+    private static Instant visibleAt(String load) {
+        return Pg.instant(Pg.await(PG.pool().preparedQuery("SELECT visible_at FROM load_queue_group WHERE load_id = $1")
+                .execute(Tuple.of(load))).iterator().next(), "visible_at");
     }
 }
