@@ -64,16 +64,6 @@ public final class PgLoadQueue implements LoadQueue {
     private static final String IN_FLIGHT_ID =
             "coalesce(grp.in_flight_id, (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)) ";
 
-    /**
-     * An ack's new {@code visible_at} ($2 now): now, unless the group was given back within the
-     * last second, when it keeps its place. The row is then rewritten in place (HOT: no indexed
-     * value changes), and a busy load acked many times a second writes its indexes about once a
-     * second instead of at every ack; its place among the groups given back is a second old at
-     * most.
-     */
-    private static final String GIVEN_BACK_AT =
-            "CASE WHEN visible_at > $2::timestamptz - interval '1 second' AND visible_at <= $2 THEN visible_at ELSE $2 END";
-
     /** Creates the group if needed and takes its lock, then inserts the message. */
     static final String ENQUEUE = """
             WITH grp AS (
@@ -172,8 +162,7 @@ public final class PgLoadQueue implements LoadQueue {
      */
     static final String ACK = """
             WITH grp AS (
-                UPDATE load_queue_group SET visible_at = """ + GIVEN_BACK_AT + """
-                , in_flight_handle = NULL
+                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
                 WHERE load_id = $3 AND in_flight_handle = $1
                 RETURNING load_id, in_flight_id)
             DELETE FROM load_queue q USING grp
@@ -194,8 +183,7 @@ public final class PgLoadQueue implements LoadQueue {
                 WHERE g.load_id = ANY($3) AND g.in_flight_handle = acked.handle
                 ORDER BY g.load_id FOR UPDATE OF g),
             grp AS (
-                UPDATE load_queue_group g SET visible_at = """ + GIVEN_BACK_AT + """
-                , in_flight_handle = NULL
+                UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = NULL
                 FROM locked WHERE g.load_id = ANY($3) AND g.load_id = locked.load_id AND g.in_flight_handle = locked.handle
                 RETURNING g.load_id, g.in_flight_id, locked.handle)
             DELETE FROM load_queue q USING grp

@@ -270,28 +270,6 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         assertThat(queue.receive(10, Duration.ZERO)).as("its visibility timeout ended").extracting(ReceivedMessage::messageId)
                 .containsExactly("m1");
     }
-    @Test
-    void anAckKeepsTheGroupsPlaceWhenItWasGivenBackWithinTheLastSecond() {
-        FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
-        String load = newLoadId();
-        Instant enqueued = clock.instant();
-        queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}"), new QueueMessage(load, "m2", "{}")));
-
-        ReceivedMessage first = queue.receive(1, Duration.ZERO).getFirst();
-        clock.advance(Duration.ofMillis(500));
-        UpdateCounts counts = groupUpdatesOf(conn -> conn.preparedQuery(PgLoadQueue.ACK).execute(Tuple.of(
-                PgLoadQueue.Handle.parse(first.receiptHandle()).uuid(), Pg.at(clock.instant()), load)));
-        assertThat(counts.updated()).as("the group's row updated by the ack").isEqualTo(1);
-        assertThat(counts.inPlace()).as("acked in place").isEqualTo(1);
-        assertThat(visibleAt(load)).as("given back 0.5 s ago: it keeps its place").isEqualTo(enqueued);
-
-        ReceivedMessage second = queue.receive(1, Duration.ZERO).getFirst();
-        assertThat(second.messageId()).isEqualTo("m2");
-        clock.advance(Duration.ofMillis(1500));
-        assertThat(queue.ackAll(List.of(second.receiptHandle()))).isEqualTo(1);
-        assertThat(visibleAt(load)).as("given back 2 s ago: to the back of the line").isEqualTo(clock.instant());
-    }
 
     /** How many rows of load_queue_group statements updated, and how many of them in place (HOT). */
     private record UpdateCounts(long updated, long inPlace) {
@@ -319,10 +297,5 @@ class PgLoadQueueContractTest extends LoadQueueContract {
                             UpdateCounts to = UpdateCounts.of(after);
                             return new UpdateCounts(to.updated() - from.updated(), to.inPlace() - from.inPlace());
                         }))));
-    }
-
-    private static Instant visibleAt(String load) {
-        return Pg.instant(Pg.await(PG.pool().preparedQuery("SELECT visible_at FROM load_queue_group WHERE load_id = $1")
-                .execute(Tuple.of(load))).iterator().next(), "visible_at");
     }
 }
