@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The queries KEDA scales by, as the keda component ships them, run as KEDA runs them: a login
  * that is only a member of {@code loadflow_reader}. The worker's counts loads with a visible
- * message; the dispatcher's counts due rows but not those of a channel whose circuit is open.
+ * message (none in flight); the dispatcher's counts due rows but not those of a channel whose circuit is open.
  */
 class KedaQueriesTest {
 
@@ -45,6 +45,9 @@ class KedaQueriesTest {
         db.execute("""
                 INSERT INTO load_queue_group (load_id, visible_at) VALUES
                     ('L-1', now() - interval '1 second'), ('L-2', now() - interval '1 second'), ('L-3', now() + interval '1 hour');
+                INSERT INTO load_queue_group (load_id, visible_at, in_flight_handle, in_flight_until) VALUES
+                    ('L-4', now() - interval '1 second', gen_random_uuid(), now() + interval '5 minutes'),
+                    ('L-5', now() - interval '10 minutes', gen_random_uuid(), now() - interval '5 minutes');
                 INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, available_at, created_at) VALUES
                     ('L-1/a/1/send_sms', 'L-1', 'send_sms', 'sms', '{}', 'pending', now() - interval '1 second', now()),
                     ('L-1/a/1/create_hero_task', 'L-1', 'create_hero_task', 'hero', '{}', 'pending', now() - interval '1 second', now()),
@@ -59,7 +62,8 @@ class KedaQueriesTest {
             assertThat(queries).hasSize(2);
             assertThat(queries).allSatisfy(q -> assertThat(q).as("schema-qualified").contains("public."));
 
-            assertThat(count(keda, queries.get(0))).as("loads with a visible message").isEqualTo(2);
+            assertThat(count(keda, queries.get(0))).as("loads with a visible message: not one in flight, one whose visibility timeout ended")
+                    .isEqualTo(3);
             assertThat(count(keda, queries.get(1))).as("the due hero row; the due SMS row waits for its open circuit")
                     .isEqualTo(1);
             try (ResultSet write = keda.createStatement().executeQuery("SELECT has_table_privilege('public.outbox', 'INSERT')")) {
