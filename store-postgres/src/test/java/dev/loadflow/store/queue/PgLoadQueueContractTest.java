@@ -11,8 +11,8 @@ import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.testing.Fixtures;
 import dev.loadflow.testing.PgBackend;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
@@ -28,8 +28,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -151,67 +151,65 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
         PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
         String load = newLoadId();
-        List<QueueMessage> messages = new ArrayList<>();
-        for (int i = 0; i <= 300; i++) {
-            messages.add(new QueueMessage(load, "m" + i, "{}"));
-        }
-        queue.enqueueAll(messages);
-        ReceivedMessage last;
-        var db = PG.database();
-        try (Connection reader = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
-             Statement snapshot = reader.createStatement()) {
-            snapshot.execute("BEGIN ISOLATION LEVEL REPEATABLE READ");
-            snapshot.execute("SELECT 1"); // a snapshot that still sees the acked messages: their rows are not dead to all
-            for (int i = 0; i < 300; i++) {
-                assertThat(queue.ack(queue.receive(1, Duration.ZERO).getFirst().receiptHandle())).isTrue();
-            }
-            last = queue.receive(1, Duration.ZERO).getFirst();
-            JsonArray plan = Pg.await(PG.pool().preparedQuery("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PgLoadQueue.ACK)
-                    .execute(Tuple.of(PgLoadQueue.Handle.parse(last.receiptHandle()).uuid(), Pg.at(clock.instant()), load)))
-                    .iterator().next()
-                    .getJsonArray(0);
-            var ack = plan.getJsonObject(0).getJsonObject("Plan"); // the statement's top node: every buffer it read
-            long buffers = ack.getLong("Shared Hit Blocks") + ack.getLong("Shared Read Blocks");
-            snapshot.execute("ROLLBACK");
+        ReceivedMessage[] last = new ReceivedMessage[1];
+        long buffers = buffersAfter300AckedMessages(queue, load, () -> {
+            last[0] = queue.receive(1, Duration.ZERO).getFirst();
+            return Pg.await(PG.pool().preparedQuery(EXPLAIN + PgLoadQueue.ACK)
+                    .execute(Tuple.of(PgLoadQueue.Handle.parse(last[0].receiptHandle()).uuid(), Pg.at(clock.instant()), load)));
+        });
 
-            assertThat(last.messageId()).isEqualTo("m300");
-            assertThat(buffers).as("buffers the ack of m300 read, 300 acked messages of its load before it").isLessThan(900);
-        }
+        assertThat(last[0].messageId()).isEqualTo("m300");
+        assertThat(buffers).as("buffers the ack of m300 read, 300 acked messages of its load before it").isLessThan(900);
         assertThat(queue.receive(10, Duration.ZERO)).as("m300 was acked").isEmpty();
     }
+
     @Test
     void aDeliveryDoesNotWalkTheEntriesOfItsLoadsEarlierMessages() throws Exception {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
         PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
         String load = newLoadId();
+        long buffers = buffersAfter300AckedMessages(queue, load, () -> {
+            Long lastDelivered = Pg.await(PG.pool().preparedQuery("SELECT in_flight_id FROM load_queue_group WHERE load_id = $1")
+                    .execute(Tuple.of(load))).iterator().next().getLong("in_flight_id");
+            return Pg.await(PG.pool().preparedQuery(EXPLAIN + PgLoadQueue.DELIVER_HEADS)
+                    .execute(Tuple.tuple().addArrayOfString(new String[] {load})
+                            .addOffsetDateTime(Pg.at(clock.instant().plusSeconds(300))).addArrayOfLong(new Long[] {lastDelivered})));
+        });
+
+        assertThat(Pg.await(PG.pool().preparedQuery("SELECT message_id FROM load_queue WHERE load_id = $1 AND receipt_handle IS NOT NULL")
+                .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
+        assertThat(buffers).as("buffers the delivery of m300 read, 300 acked messages of its load before it")
+                .isLessThan(100); // 484 when the head was looked for from the load's first id
+    }
+
+    private static final String EXPLAIN = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ";
+
+    /**
+     * Queues m0 to m300 for {@code load}, receives and acks m0 to m299 while another
+     * transaction's snapshot still sees them (their rows not dead to all, as under load), then
+     * runs {@code explained} (an {@link #EXPLAIN}) under that snapshot: the buffers its
+     * statement read, at its top node.
+     */
+    private static long buffersAfter300AckedMessages(LoadQueue queue, String load, Supplier<RowSet<Row>> explained)
+            throws Exception {
         List<QueueMessage> messages = new ArrayList<>();
         for (int i = 0; i <= 300; i++) {
             messages.add(new QueueMessage(load, "m" + i, "{}"));
         }
         queue.enqueueAll(messages);
-        long buffers;
         var db = PG.database();
         try (Connection reader = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
              Statement snapshot = reader.createStatement()) {
             snapshot.execute("BEGIN ISOLATION LEVEL REPEATABLE READ");
-            snapshot.execute("SELECT 1"); // a snapshot that still sees the acked messages: their rows are not dead to all
+            snapshot.execute("SELECT 1");
             for (int i = 0; i < 300; i++) {
                 assertThat(queue.ack(queue.receive(1, Duration.ZERO).getFirst().receiptHandle())).isTrue();
             }
-            Long lastDelivered = Pg.await(PG.pool().preparedQuery("SELECT in_flight_id FROM load_queue_group WHERE load_id = $1")
-                    .execute(Tuple.of(load))).iterator().next().getLong("in_flight_id");
-            JsonArray plan = Pg.await(PG.pool().preparedQuery("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PgLoadQueue.DELIVER_HEADS)
-                    .execute(Tuple.tuple().addArrayOfString(new String[] {load})
-                            .addOffsetDateTime(Pg.at(clock.instant().plusSeconds(300))).addArrayOfLong(new Long[] {lastDelivered})))
-                    .iterator().next().getJsonArray(0);
-            var deliver = plan.getJsonObject(0).getJsonObject("Plan"); // the statement's top node: every buffer it read
-            buffers = deliver.getLong("Shared Hit Blocks") + deliver.getLong("Shared Read Blocks");
+            JsonArray plan = explained.get().iterator().next().getJsonArray(0);
+            var top = plan.getJsonObject(0).getJsonObject("Plan");
             snapshot.execute("ROLLBACK");
+            return top.getLong("Shared Hit Blocks") + top.getLong("Shared Read Blocks");
         }
-        assertThat(Pg.await(PG.pool().preparedQuery("SELECT message_id FROM load_queue WHERE load_id = $1 AND receipt_handle IS NOT NULL")
-                .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
-        assertThat(buffers).as("buffers the delivery of m300 read, 300 acked messages of its load before it")
-                .isLessThan(100); // 484 when the head was looked for from the load's first id
     }
     @Test
     void aHandleNamesItsLoadAndOneIssuedBeforeThatIsStillAcked() {
