@@ -149,7 +149,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Test
     void anAckDoesNotWalkTheEntriesOfItsLoadsEarlierMessages() throws Exception {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
         ReceivedMessage[] last = new ReceivedMessage[1];
         long buffers = buffersAfter300AckedMessages(queue, load, () -> {
@@ -166,7 +166,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Test
     void aDeliveryDoesNotWalkTheEntriesOfItsLoadsEarlierMessages() throws Exception {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
         long buffers = buffersAfter300AckedMessages(queue, load, () -> {
             Long lastDelivered = Pg.await(PG.pool().preparedQuery("SELECT in_flight_id FROM load_queue_group WHERE load_id = $1")
@@ -180,6 +180,11 @@ class PgLoadQueueContractTest extends LoadQueueContract {
                 .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
         assertThat(buffers).as("buffers the delivery of m300 read, 300 acked messages of its load before it")
                 .isLessThan(100); // 484 when the head was looked for from the load's first id
+    }
+
+    /** A queue of its own on {@code clock} (5-minute visibility), woken by nothing: receives with no wait. */
+    private static PgLoadQueue queueAt(FakeClock clock) {
+        return new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
     }
 
     private static final String EXPLAIN = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ";
@@ -214,7 +219,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Test
     void aHandleNamesItsLoadAndOneIssuedBeforeThatIsStillAcked() {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}"), new QueueMessage(load, "m2", "{}")));
 
@@ -231,10 +236,11 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         assertThat(queue.ackAll(List.of(second.receiptHandle()))).isEqualTo(1);
         assertThat(queue.receive(10, Duration.ZERO)).as("both acked").isEmpty();
     }
+
     @Test
     void aDeliveryRewritesItsGroupInPlace() {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
 
@@ -255,7 +261,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Test
     void aGroupDeliveredByAnEarlierVersionStaysHiddenUntilItsVisibleAt() {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
         // as a delivery before in_flight_until: the group hidden by its visible_at alone
