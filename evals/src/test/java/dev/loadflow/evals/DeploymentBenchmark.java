@@ -39,8 +39,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * reaches the channel simulator. Every run ends with the ledger: each event and decision logged
  * once with its two outcomes, every row sent, no message twice at the simulator. Printed per
  * run: inbound events/s, ingest→SMS latency, and the CPU milliseconds each process spent per
- * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator), the
- * WAL the server wrote per inbound event, and the rate as a share of the pgbench ceiling measured
+ * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator),
+ * PostgreSQL's part split by the service whose connections it served, the WAL the server wrote
+ * per inbound event, and the rate as a share of the pgbench ceiling measured
  * right after. Autovacuum is on, as in production ({@link Autovacuum}).
  * Run (a server with fsync on, never the embedded one):
  * <pre>
@@ -61,9 +62,52 @@ class DeploymentBenchmark {
     record Config(String name, int loads, int eventsPerLoad, int rate) {
     }
 
-    /** @param wal the server's WAL per inbound event over the run (all its databases: only the run writes meanwhile) */
+    /**
+     * @param wal             the server's WAL per inbound event over the run (all its databases: only the run writes meanwhile)
+     * @param postgresPerEvent PostgreSQL's CPU per inbound event by the service whose connections it served, and the
+     *                         {@link #REST} (see {@link PostgresCpu})
+     */
     record Figures(Config config, int events, double eventsPerSecond, double p50Millis, double p99Millis,
-                   Map<String, Double> cpuPerEvent, Wal wal) {
+                   Map<String, Double> cpuPerEvent, Wal wal, Map<String, Double> postgresPerEvent) {
+    }
+
+    /** PostgreSQL's CPU that no service's connection took: autovacuum, the WAL writer, checkpointer and background writer, exited backends. */
+    static final String REST = "rest";
+
+    /**
+     * PostgreSQL's CPU so far on each service's connections: the server's backends alive now, by
+     * the service their {@code application_name} names (its pool's, and its LISTEN connection's
+     * "{@code <service> listen}"). Over a run, a backend's CPU since the run began; one that
+     * exits meanwhile, and every other process of the server, are left to {@link #REST}.
+     */
+    record PostgresCpu(Map<Long, String> serviceOf, Map<Long, Long> millis) {
+
+        static PostgresCpu now(LocalRun stack) throws SQLException {
+            Map<Long, String> serviceOf = new LinkedHashMap<>();
+            Map<Long, Long> millis = new LinkedHashMap<>();
+            for (Map<String, Object> row : stack.rows("SELECT pid, application_name FROM pg_stat_activity WHERE backend_type = 'client backend'")) {
+                String name = String.valueOf(row.get("application_name")).replaceFirst(" listen$", "");
+                if (stack.pids().containsKey(name)) {
+                    long pid = ((Number) row.get("pid")).longValue();
+                    serviceOf.put(pid, name);
+                    millis.put(pid, CpuTime.millis(pid));
+                }
+            }
+            return new PostgresCpu(serviceOf, millis);
+        }
+
+        /** Per inbound event since {@code before}, by service, and the rest of {@code totalMillis} (all of PostgreSQL's). */
+        Map<String, Double> since(PostgresCpu before, long totalMillis, int events) {
+            Map<String, Double> perEvent = new LinkedHashMap<>();
+            long services = 0;
+            for (Map.Entry<Long, String> backend : serviceOf.entrySet()) {
+                long spent = millis.get(backend.getKey()) - before.millis().getOrDefault(backend.getKey(), 0L);
+                services += spent;
+                perEvent.merge(backend.getValue(), spent / (double) events, Double::sum);
+            }
+            perEvent.put(REST, (totalMillis - services) / (double) events);
+            return perEvent;
+        }
     }
 
     /** WAL written per inbound event: kilobytes, records, and full-page images (a page's first change after a checkpoint starts). */
@@ -162,6 +206,18 @@ class DeploymentBenchmark {
                 + " client = this JVM: the HTTP load generator and the channel simulator. 1,000 ms/s is one core.%n"
                 + " WAL: the server's, per inbound event (pg_stat_wal); pages: full-page images, a page's first change after a checkpoint starts.%n"
                 + " of ceil: events/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after.)%n", ceiling));
+        List<String> served = new ArrayList<>(figures.getFirst().median().postgresPerEvent().keySet());
+        out.append(String.format("%nPostgreSQL's CPU ms per inbound event, by whose connections it served:%n%-30s", "run"));
+        served.forEach(p -> out.append(String.format(" %9s", abbreviation(p))));
+        out.append(String.format("%n"));
+        for (Reported reported : figures) {
+            Figures f = reported.median();
+            out.append(String.format("%-30s", f.config().name()));
+            served.forEach(p -> out.append(String.format(" %9.3f", f.postgresPerEvent().getOrDefault(p, 0.0))));
+            out.append(String.format("%n"));
+        }
+        out.append(String.format("(each service's pool and LISTEN connection, by their application_name; rest: autovacuum, the WAL%n"
+                + " writer, checkpointer and background writer, and backends that exited during the run.)%n"));
         return out.toString();
     }
 
@@ -220,6 +276,7 @@ class DeploymentBenchmark {
 
         Figures run(String prefix, Config config) throws Exception {
             Map<String, Long> cpuBefore = cpu();
+            PostgresCpu postgresBefore = PostgresCpu.now(stack);
             long[] walBefore = Wal.counters(stack);
             Map<String, Long> sentAt = new ConcurrentHashMap<>();
             int smsBefore = stack.simulator().delivered("sms").size();
@@ -242,6 +299,8 @@ class DeploymentBenchmark {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<String, Long> cpuAfter = cpu();
+            Map<String, Double> postgres = PostgresCpu.now(stack).since(postgresBefore,
+                    cpuAfter.get("postgres") - cpuBefore.get("postgres"), inbound);
             Wal wal = Wal.between(walBefore, Wal.counters(stack), config.loads() * config.eventsPerLoad());
 
             // the ledger
@@ -259,7 +318,7 @@ class DeploymentBenchmark {
             Map<String, Double> perEvent = new LinkedHashMap<>();
             cpuBefore.forEach((process, before) -> perEvent.put(process, (cpuAfter.get(process) - before) / (double) inbound));
             Figures figures = new Figures(config, inbound, inbound / seconds, EndToEndBenchmark.percentile(latencies, 0.5),
-                    EndToEndBenchmark.percentile(latencies, 0.99), perEvent, wal);
+                    EndToEndBenchmark.percentile(latencies, 0.99), perEvent, wal, postgres);
             System.out.println("   " + figures);
             return figures;
         }

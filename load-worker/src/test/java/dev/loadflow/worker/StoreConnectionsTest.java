@@ -8,7 +8,10 @@ import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The stores' pool connects with the session settings application.properties gives it. */
 @QuarkusTest
@@ -42,6 +45,17 @@ class StoreConnectionsTest {
         String setting = Pg.await(pool.query("SHOW plan_cache_mode").execute()).iterator().next().getString(0);
 
         assertThat(setting).as("a custom plan per call re-plans the partitioned log each time").isEqualTo("force_generic_plan");
+    }
+
+    /** On-call reads pg_stat_activity and pg_locks by service: the pool's and the LISTEN connection's names. */
+    @Test
+    void theServicesConnectionsCarryItsName() {
+        String pooled = Pg.await(pool.query("SELECT current_setting('application_name')").execute()).iterator().next().getString(0);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(Pg.await(pool.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'load-worker listen'")
+                .execute()).iterator().next().getLong("n")).as("the LISTEN connection").isEqualTo(1));
+
+        assertThat(pooled).isEqualTo("load-worker");
     }
 
     @Test

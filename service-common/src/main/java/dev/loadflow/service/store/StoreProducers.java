@@ -97,11 +97,12 @@ public class StoreProducers {
                                   @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
                                   @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password,
                                   @ConfigProperty(name = "loadflow.db.schema", defaultValue = "public") String schema,
+                                  @ConfigProperty(name = "quarkus.application.name") String service,
                                   @ConfigProperty(name = "loadflow.db.listen",
                                           defaultValue = PgNotifications.QUEUE + "," + PgNotifications.OUTBOX + ","
                                                   + PgNotifications.TIMERS) List<String> channels) {
         PgConnectOptions options = PgConnectOptions.fromUri(url)
-                .setProperties(Map.of("search_path", schema, "application_name", "loadflow-listen"));
+                .setProperties(Map.of("search_path", schema, "application_name", service + " listen"));
         user.ifPresent(options::setUser);
         password.ifPresent(options::setPassword);
         return PgNotifications.listen(vertx, options, Duration.ofSeconds(2), channels.toArray(String[]::new));
