@@ -206,7 +206,10 @@ class DeploymentBenchmark {
                 + " client = this JVM: the HTTP load generator and the channel simulator. 1,000 ms/s is one core.%n"
                 + " WAL: the server's, per inbound event (pg_stat_wal); pages: full-page images, a page's first change after a checkpoint starts.%n"
                 + " of ceil: events/s over the %.0f decision-shaped transactions/s of pgbench, 8 clients, right after.)%n", ceiling));
-        List<String> served = new ArrayList<>(figures.getFirst().median().postgresPerEvent().keySet());
+        // the services in the order of the table above, then the rest
+        List<String> served = new ArrayList<>(processes.stream()
+                .filter(figures.getFirst().median().postgresPerEvent()::containsKey).toList());
+        served.add(REST);
         out.append(String.format("%nPostgreSQL's CPU ms per inbound event, by whose connections it served:%n%-30s", "run"));
         served.forEach(p -> out.append(String.format(" %9s", abbreviation(p))));
         out.append(String.format("%n"));
