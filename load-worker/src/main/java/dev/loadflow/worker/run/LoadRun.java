@@ -174,7 +174,11 @@ public final class LoadRun {
             InboundEvent event = batch.get(i);
             LoadState state = states.get(event.loadId());
             if (state.hasProcessed(event.eventId())) {
-                outcomes[i] = new RunOutcome(RunResult.DUPLICATE, state.version(), 0, "already processed");
+                if (logged(event)) {
+                    outcomes[i] = new RunOutcome(RunResult.DUPLICATE, state.version(), 0, "already processed");
+                } else {
+                    alone.add(i);
+                }
                 continue;
             }
             DecisionRecorded decision;
@@ -281,7 +285,7 @@ public final class LoadRun {
             if (Thread.currentThread().isInterrupted()) {
                 throw new IllegalStateException("run for " + event.eventId() + " abandoned (deadline or shutdown)");
             }
-            LoadState state = projections.current(event.loadId());
+            LoadState state = current(event);
             version = state.version();
             if (state.hasProcessed(event.eventId())) {
                 return new RunOutcome(RunResult.DUPLICATE, version, conflicts, "already processed");
@@ -299,6 +303,8 @@ public final class LoadRun {
                 conflicts++;
                 metrics.conflict();
                 discarded(decision);
+                // read the whole log again: what is kept may be ahead of it, not only behind
+                projections.forget(event.loadId());
                 LOG.infof("conflict: load %s's log moved past version %d while %s was decided (conflict %d); re-deciding",
                         event.loadId(), version, event.eventId(), conflicts);
             } catch (DuplicateEntryException e) {
@@ -322,6 +328,28 @@ public final class LoadRun {
         }
         return new RunOutcome(RunResult.CONFLICT_RETRIED, version, conflicts,
                 conflicts + " conflicts in a row: left for redelivery");
+    }
+
+    /** The load's projection, read again from its whole log when it has {@code event} processed and the log does not. */
+    private LoadState current(InboundEvent event) {
+        LoadState state = projections.current(event.loadId());
+        return state.hasProcessed(event.eventId()) && !logged(event) ? projections.current(event.loadId()) : state;
+    }
+
+    /**
+     * Whether the log holds {@code event}, which the kept projection says was processed: it does
+     * unless the database lost commits it had acknowledged (a failover to a standby that had not
+     * received them). Then what is kept is ahead of the log: it is dropped, and the event is run
+     * again on the log as it is, not acked as a duplicate of entries that are gone.
+     */
+    private boolean logged(InboundEvent event) {
+        if (events.contains(event.loadId(), event.entryId())) {
+            return true;
+        }
+        LOG.warnf("load %s: the kept projection has %s processed but the log does not (commits lost by the database?); "
+                + "reading the load's whole log again", event.loadId(), event.eventId());
+        projections.forget(event.loadId());
+        return false;
     }
 
     private static DecisionRecorded record(InboundEvent event, Decision decision, Instant now) {

@@ -15,7 +15,10 @@ import java.util.Map;
  * was logged since (one {@link EventStore#readAfter} round trip for a whole batch) instead of
  * the load's whole log. Never a source of truth: the log is append-only, so a projection at
  * version v plus the entries after v is exactly the projection of the whole log, whoever
- * appended them. Least recently used loads are dropped past {@code capacity}.
+ * appended them, as long as the database keeps what it acknowledged; where it did not (a
+ * failover to a standby that lacked the last commits), the run finds out at its append or its
+ * duplicate check and {@link #forget}s the load. Least recently used loads are dropped past
+ * {@code capacity}.
  */
 public final class Projections {
 
@@ -63,6 +66,17 @@ public final class Projections {
     /** The current state of one load. */
     public LoadState current(String loadId) {
         return current(List.of(loadId)).get(loadId);
+    }
+
+    /**
+     * Drops what is kept of {@code loadId}: its next read is of its whole log. For when the log
+     * turned out not to be what was kept (an append lost to a conflict, or commits the database
+     * acknowledged and then lost in a failover).
+     */
+    public void forget(String loadId) {
+        synchronized (states) {
+            states.remove(loadId);
+        }
     }
 
     /** Keeps states this worker just appended (newer versions win over older ones). */

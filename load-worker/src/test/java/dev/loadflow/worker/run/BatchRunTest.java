@@ -169,6 +169,32 @@ class BatchRunTest {
                 .as("the batched run's conflict is counted, as a lone run's is").isEqualTo(1);
     }
 
+    /**
+     * The database loses commits it had acknowledged (a failover to a standby that had not
+     * received them): here, the load's entries and rows deleted behind the worker's back. Its
+     * projections are then ahead of the log. A redelivered event the projection has processed is
+     * checked against the log, not acked as a duplicate of entries that are gone; a new event's
+     * append conflicts once, and the run reads the whole log again instead of conflicting until
+     * the worker restarts.
+     */
+    @Test
+    void aWorkerWhoseLogLostWhatItAppendedRunsOnTheLogAsItIs() {
+        LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        String redelivered = newLoadId();
+        String next = newLoadId();
+        run.processAll(List.of(reply(redelivered, "r1"), reply(next, "n1")));
+        PG.database().execute("DELETE FROM outbox WHERE load_id IN ('%1$s', '%2$s'); DELETE FROM event_log WHERE load_id IN ('%1$s', '%2$s')"
+                .formatted(redelivered, next));
+
+        List<RunOutcome> outcomes = run.processAll(List.of(reply(redelivered, "r1"), reply(next, "n2")));
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsExactly(RunResult.DECIDED, RunResult.DECIDED);
+        assertThat(events.read(redelivered).entries()).extracting(e -> e.entry().entryId())
+                .as("logged again, not acked as already processed").containsExactly("r1", "dec:r1");
+        assertThat(events.read(next).entries()).extracting(e -> e.entry().entryId()).containsExactly("n2", "dec:n2");
+        assertThat(run.process(reply(next, "n3")).version()).as("and on from there").isEqualTo(4);
+    }
+
     @Test
     void aDuplicateActionKeyInABatchStillEndsAsOneHeroTask() {
         AskId fixed = AskId.of("eta_request", "always_the_same");
