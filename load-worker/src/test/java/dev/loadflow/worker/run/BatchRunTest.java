@@ -62,6 +62,11 @@ class BatchRunTest {
                 false, "asked", List.of());
     }
 
+    /** A run on the log whose policy asks for an ETA ({@link #ask}), with up to 5 conflicts in a row. */
+    private LoadRun asking() {
+        return new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+    }
+
     @Test
     void aBatchOfLoadsIsDecidedWithOneReadAndOneAppend() {
         CountingStore counting = new CountingStore(events);
@@ -84,7 +89,7 @@ class BatchRunTest {
 
     @Test
     void aLoadSeenBeforeIsNotReadAgainButWhatOthersLoggedSinceIs() {
-        LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = asking();
         String a = newLoadId();
         String b = newLoadId();
         run.processAll(List.of(reply(a, "a1"), reply(b, "b1")));
@@ -104,7 +109,7 @@ class BatchRunTest {
 
     @Test
     void anEventAlreadyLoggedIsADuplicateAndTheRestOfTheBatchGoesOn() {
-        LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = asking();
         InboundEvent seen = reply(newLoadId(), "seen");
         run.process(seen);
         InboundEvent fresh = reply(newLoadId(), "fresh");
@@ -179,7 +184,7 @@ class BatchRunTest {
      */
     @Test
     void aWorkerWhoseLogLostWhatItAppendedRunsOnTheLogAsItIs() {
-        LoadRun run = new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = asking();
         String redelivered = newLoadId();
         String next = newLoadId();
         run.processAll(List.of(reply(redelivered, "r1"), reply(next, "n1")));
