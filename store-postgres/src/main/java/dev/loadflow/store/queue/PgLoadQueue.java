@@ -40,8 +40,9 @@ import java.util.UUID;
  *
  * <p>Locks are always taken group first, then message (receive, ack, enqueue), so the
  * operations never deadlock each other. Receiving locks the groups in one statement and reads
- * their heads in the next: that statement's snapshot sees every enqueue that committed before
- * the lock, and later enqueues wait for it, so a group is deleted only when truly empty.
+ * their heads in the next (both in one call of a function, {@link #RECEIVE}): that statement's
+ * snapshot sees every enqueue that committed before the lock, and later enqueues wait for it,
+ * so a group is deleted only when truly empty.
  *
  * <p>The message in flight is always its load's head: an enqueue takes the group's lock before
  * its id, so it adds a later id than any message delivered, and only the ack or park of the
@@ -116,45 +117,24 @@ public final class PgLoadQueue implements LoadQueue {
             ON CONFLICT (load_id, message_id) DO NOTHING""";
 
     /**
-     * The groups to deliver, with the id each last delivered (none: null): no message of the
-     * load is older. The scan by {@code visible_at} passes over the groups in flight (as many
-     * as the consumers hold at once). A group delivered before {@code in_flight_until} existed
-     * was hidden by its {@code visible_at}, and is until then.
+     * A receive, in one round trip: {@code load_queue_receive} (migration V19) locks the visible
+     * groups, then delivers their heads, each in a statement of its own, so the delivery reads on
+     * a snapshot taken after the locks (a group is deleted only when truly empty). $1 now, $2 at
+     * most this many groups, $3 the end of the visibility timeout.
+     *
+     * <p>The lock takes the groups given back longest ago first, with the id each last delivered;
+     * its scan by {@code visible_at} passes over the groups in flight (as many as the consumers
+     * hold at once). A group delivered before {@code in_flight_until} existed was hidden by its
+     * {@code visible_at}, and is until then. The delivery bounds each join to a table by
+     * {@code load_id = ANY(the locked loads)} as well, so it stays an index lookup of those loads
+     * whatever join the planner picks (a backlog of messages is never scanned). A head is looked
+     * for from the id its group last delivered on: no message of the load is older (it was the
+     * head then, and later enqueues add later ids), and the index entries of the load's messages
+     * acked before it, dead but not yet vacuumed, are not walked.
      */
-    static final String LOCK_VISIBLE_GROUPS = """
-            SELECT load_id, in_flight_id FROM load_queue_group
-            WHERE visible_at <= $1 AND (in_flight_handle IS NULL OR coalesce(in_flight_until, visible_at) <= $1)
-            ORDER BY visible_at
-            LIMIT $2
-            FOR UPDATE SKIP LOCKED""";
-
-    /**
-     * $1 the locked groups, $2 the end of the visibility timeout, $3 per group the id it last
-     * delivered (0 for none). Each join to a table is also bounded by {@code load_id = ANY($1)},
-     * so it stays an index lookup of those loads whatever join the planner picks (a backlog of
-     * messages is never scanned). A head is looked for from the id its group last delivered on:
-     * no message of the load is older (it was the head then, and later enqueues add later ids),
-     * and the index entries of the load's messages acked before it, dead but not yet vacuumed,
-     * are not walked.
-     */
-    static final String DELIVER_HEADS = """
-            WITH heads AS (
-                SELECT grp.load_id, head.id
-                FROM unnest($1::text[], $3::bigint[]) AS grp(load_id, since)
-                LEFT JOIN LATERAL (SELECT q.id FROM load_queue q WHERE q.load_id = grp.load_id AND q.id >= grp.since
-                                   ORDER BY q.id LIMIT 1) head ON true),
-            delivered AS (
-                UPDATE load_queue q SET receipt_handle = gen_random_uuid(), receive_count = q.receive_count + 1
-                FROM heads WHERE q.load_id = ANY($1) AND q.id = heads.id
-                RETURNING q.id, q.load_id, q.message_id, q.body, q.receipt_handle, q.receive_count, q.enqueued_at),
-            hidden AS (
-                UPDATE load_queue_group g SET in_flight_until = $2, in_flight_handle = d.receipt_handle, in_flight_id = d.id
-                FROM delivered d WHERE g.load_id = ANY($1) AND g.load_id = d.load_id),
-            emptied AS (
-                DELETE FROM load_queue_group g USING heads
-                WHERE g.load_id = ANY($1) AND g.load_id = heads.load_id AND heads.id IS NULL)
-            SELECT id, load_id, message_id, body::text AS body, receipt_handle, receive_count, enqueued_at
-            FROM delivered ORDER BY id""";
+    static final String RECEIVE = """
+            SELECT id, load_id, message_id, body, receipt_handle, receive_count, enqueued_at
+            FROM load_queue_receive($1, $2, $3)""";
 
     /**
      * Returns, per acked message, whether its load has more queued (its group is now visible with
@@ -338,31 +318,14 @@ public final class PgLoadQueue implements LoadQueue {
 
     private List<ReceivedMessage> receiveNow(int max) {
         Instant now = clock.instant();
-        RowSet<Row> rows = Pg.await(pool.withTransaction(conn -> conn.preparedQuery(LOCK_VISIBLE_GROUPS)
-                .execute(Tuple.of(Pg.at(now), max))
-                .compose(groups -> {
-                    if (groups.size() == 0) {
-                        return Future.succeededFuture(null);
-                    }
-                    String[] loadIds = new String[groups.size()];
-                    Long[] since = new Long[groups.size()];
-                    int i = 0;
-                    for (Row group : groups) {
-                        loadIds[i] = group.getString("load_id");
-                        Long delivered = group.getLong("in_flight_id");
-                        since[i++] = delivered == null ? 0L : delivered;
-                    }
-                    return conn.preparedQuery(DELIVER_HEADS).execute(Tuple.tuple().addArrayOfString(loadIds)
-                            .addOffsetDateTime(Pg.at(now.plus(visibilityTimeout))).addArrayOfLong(since));
-                })));
-        List<ReceivedMessage> received = new ArrayList<>();
-        if (rows != null) {
-            for (Row row : rows) {
-                String loadId = row.getString("load_id");
-                received.add(new ReceivedMessage(loadId, row.getString("message_id"),
-                        row.getString("body"), new Handle(row.getUUID("receipt_handle"), loadId).toString(),
-                        row.getInteger("receive_count"), Pg.instant(row, "enqueued_at")));
-            }
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(RECEIVE).execute(Tuple.of(Pg.at(now), max,
+                Pg.at(now.plus(visibilityTimeout)))));
+        List<ReceivedMessage> received = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            String loadId = row.getString("load_id");
+            received.add(new ReceivedMessage(loadId, row.getString("message_id"),
+                    row.getString("body"), new Handle(row.getUUID("receipt_handle"), loadId).toString(),
+                    row.getInteger("receive_count"), Pg.instant(row, "enqueued_at")));
         }
         return received;
     }
