@@ -418,6 +418,16 @@ class ManifestsTest {
         }
     }
 
+    /** The JVM images size the heap by the container's limit and name their collector, so raising the limit changes neither silently. */
+    @Test
+    void theJvmImagesNameTheirHeapShareAndCollector() throws IOException {
+        for (String service : List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console")) {
+            String entrypoint = Files.readAllLines(Path.of("..", service, "src", "main", "docker", "Dockerfile.jvm")).stream()
+                    .filter(line -> line.startsWith("ENTRYPOINT")).findFirst().orElseThrow();
+            assertThat(entrypoint).as(service).contains("\"-XX:MaxRAMPercentage=75\"", "\"-XX:+UseSerialGC\"");
+        }
+    }
+
     @Test
     void theWorkerOutlivesARunWhenItIsStopped() throws IOException {
         Deployment worker = ofType(typed("jvm"), Deployment.class).stream()

@@ -313,8 +313,8 @@ public final class LocalRun {
         if (!jar.isFile()) {
             throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
         }
-        // the heap a container limited to 512Mi gives it (MaxRAMPercentage=75)
-        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx384m",
+        // as the images run it: the heap a container limited to 512Mi gives it (MaxRAMPercentage=75), the serial collector
+        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx384m", "-XX:+UseSerialGC",
                 "-Dquarkus.http.port=" + port(localPort),
                 "-Dquarkus.management.port=" + port(localPort + 1000)));
         // extra JVM options for every service, e.g. a flight recording per service while a benchmark runs:
