@@ -21,9 +21,10 @@ public interface WorkerConfig {
     /**
      * How many messages (of different loads) one receive takes and runs together: one read and
      * one append for the batch. 1 runs each message on its own, which suits a policy that calls
-     * out (an LLM agent), since a batch decides one event after the other.
+     * out (an LLM agent), since a batch decides one event after the other. On SQS each message
+     * is a receive call of its own.
      */
-    @WithDefault("16")
+    @WithDefault("64")
     int batchSize();
 
     /**
