@@ -175,9 +175,14 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
         PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
-        long buffers = buffersAfter300AckedMessages(queue, load, () -> Pg.await(PG.pool()
-                .preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE)
-                .execute(Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300))))));
+        Tuple receive = Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)));
+        // the function's statements are planned on a connection's first call (reading the catalogs):
+        // that call is rolled back, and the second, on the same connection, measured
+        long buffers = buffersAfter300AckedMessages(queue, load, () -> Pg.await(PG.pool().withTransaction(conn -> conn
+                .query("SAVEPOINT planned").execute()
+                .compose(begun -> conn.preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE).execute(receive))
+                .compose(planned -> conn.query("ROLLBACK TO SAVEPOINT planned").execute())
+                .compose(undone -> conn.preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE).execute(receive)))));
 
         assertThat(Pg.await(PG.pool().preparedQuery("SELECT message_id FROM load_queue WHERE load_id = $1 AND receipt_handle IS NOT NULL")
                 .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
