@@ -344,6 +344,7 @@ class ManifestsTest {
         assertThat(config).containsEntry("LOADFLOW_QUEUE_KIND", "sqs")
                 .containsKeys("LOADFLOW_QUEUE_SQS_URL", "LOADFLOW_QUEUE_SQS_DEAD_LETTER_URL", "LOADFLOW_QUEUE_SQS_REGION");
         assertThat(config.get("LOADFLOW_QUEUE_SQS_URL")).endsWith(".fifo");
+        assertThat(config).as("one receive call per message: smaller worker batches").containsEntry("LOADFLOW_WORKER_BATCH_SIZE", "16");
 
         JsonNode worker = spec(named(ofKind(objects, "ScaledObject"), "load-worker")).path("triggers");
         assertThat(worker).hasSize(1);
