@@ -336,9 +336,9 @@ public abstract class LoadQueueContract {
         for (int i = 0; i < loads; i++) {
             loadIds.add(newLoadId());
         }
-        for (int seq = 0; seq < perLoad; seq++) {
+        for (String messageId : numbered(perLoad)) {
             for (String load : loadIds) {
-                queue.enqueue(message(load, String.format("m%03d", seq)));
+                queue.enqueue(message(load, messageId));
             }
         }
         Map<String, List<String>> processed = new ConcurrentHashMap<>();
@@ -373,23 +373,33 @@ public abstract class LoadQueueContract {
                 return null;
             });
         }
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        try {
-            for (Future<Void> f : pool.invokeAll(consumers, 5, TimeUnit.MINUTES)) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        runTogether(consumers);
 
-        List<String> expected = new ArrayList<>();
-        for (int seq = 0; seq < perLoad; seq++) {
-            expected.add(String.format("m%03d", seq));
-        }
         assertThat(processed).hasSize(loads);
-        assertThat(processed.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(expected));
+        assertThat(processed.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(numbered(perLoad)));
         assertThat(overlaps.get()).as("deliveries of a load that already had one in flight").isZero();
         assertThat(released.get()).as("released messages that had to come back first").isPositive();
         assertThat(queue.stats().depth()).isZero();
+    }
+
+    /** Message ids m000, m001, ... in order. */
+    protected static List<String> numbered(int count) {
+        List<String> ids = new ArrayList<>(count);
+        for (int seq = 0; seq < count; seq++) {
+            ids.add(String.format("m%03d", seq));
+        }
+        return ids;
+    }
+
+    /** Runs {@code work} on a thread each, all at once, for at most 5 minutes; rethrows what any of them threw. */
+    protected static void runTogether(List<Callable<Void>> work) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(work.size());
+        try {
+            for (Future<Void> done : threads.invokeAll(work, 5, TimeUnit.MINUTES)) {
+                done.get();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
     }
 }

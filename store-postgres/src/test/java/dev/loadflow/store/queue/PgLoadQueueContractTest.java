@@ -32,8 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -303,9 +301,9 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         List<Callable<Void>> work = new ArrayList<>();
         for (List<String> own : List.of(loads.subList(0, 4), loads.subList(4, 8))) {
             work.add(() -> {
-                for (int seq = 0; seq < perLoad; seq++) {
+                for (String messageId : numbered(perLoad)) {
                     for (String load : own) {
-                        queue.enqueue(new QueueMessage(load, String.format("m%03d", seq), "{}"));
+                        queue.enqueue(new QueueMessage(load, messageId, "{}"));
                     }
                 }
                 return null;
@@ -326,26 +324,15 @@ class PgLoadQueueContractTest extends LoadQueueContract {
                 return null;
             });
         }
-        ExecutorService threads = Executors.newFixedThreadPool(work.size());
-        try {
-            for (java.util.concurrent.Future<Void> done : threads.invokeAll(work)) {
-                done.get();
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        runTogether(work);
 
-        List<String> expected = new ArrayList<>();
-        for (int seq = 0; seq < perLoad; seq++) {
-            expected.add(String.format("m%03d", seq));
-        }
         assertThat(Pg.await(PG.pool().query("""
                 SELECT count(*) AS orphans FROM load_queue q
                 WHERE NOT EXISTS (SELECT 1 FROM load_queue_group g WHERE g.load_id = q.load_id)""").execute())
                 .iterator().next().getLong("orphans")).as("messages left without a group").isZero();
         assertThat(acked.get()).as("messages delivered and acked within a minute").isEqualTo(total);
         assertThat(delivered).hasSize(loads.size());
-        assertThat(delivered.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(expected));
+        assertThat(delivered.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(numbered(perLoad)));
         assertThat(queue.stats().depth()).isZero();
     }
 
