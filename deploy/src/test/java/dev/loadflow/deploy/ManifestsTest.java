@@ -33,6 +33,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -270,6 +271,33 @@ class ManifestsTest {
                 .extracting(e -> e.getSecretRef() == null ? "config:" + e.getConfigMapRef().getName() : "secret:" + e.getSecretRef().getName())
                 .as("its own database login, not the services' secrets").containsExactly("config:loadflow-config",
                         "secret:loadflow-console-secrets");
+    }
+
+    /** Each Secret reaches only the pods that need it: the ingest tokens the worker, the owner's login the Job. */
+    @ParameterizedTest
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    void eachSecretGoesOnlyToThePodsThatNeedIt(String overlay) throws IOException {
+        List<HasMetadata> objects = typed(overlay);
+        Map<String, List<String>> secrets = new TreeMap<>();
+        ofType(objects, Deployment.class).forEach(d -> secrets.put(d.getMetadata().getName(), secretsOf(d.getSpec().getTemplate().getSpec())));
+        ofType(objects, Job.class).forEach(j -> secrets.put("job", secretsOf(j.getSpec().getTemplate().getSpec())));
+
+        assertThat(secrets.get("load-worker")).contains("loadflow-secrets", "loadflow-ingest-tokens");
+        assertThat(secrets.get("outbox-dispatcher")).contains("loadflow-secrets").doesNotContain("loadflow-ingest-tokens");
+        assertThat(secrets.get("timer-pump")).contains("loadflow-secrets").doesNotContain("loadflow-ingest-tokens");
+        assertThat(secrets.get("job")).as("the migrations run as the schema's owner, and nothing else runs with it")
+                .containsExactly("loadflow-migrate-secrets");
+        assertThat(secrets).allSatisfy((pod, names) -> {
+            if (!pod.equals("job")) {
+                assertThat(names).as(pod).doesNotContain("loadflow-migrate-secrets");
+            }
+        });
+        assertThat(config(objects)).containsEntry("MP_JWT_VERIFY_AUDIENCES", "loadflow");
+    }
+
+    private static List<String> secretsOf(PodSpec pod) {
+        return pod.getContainers().stream().flatMap(c -> c.getEnvFrom().stream())
+                .filter(e -> e.getSecretRef() != null).map(e -> e.getSecretRef().getName()).toList();
     }
 
     @ParameterizedTest

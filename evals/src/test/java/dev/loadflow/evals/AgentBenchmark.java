@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -43,7 +44,7 @@ class AgentBenchmark {
                     .timeout(Duration.ofSeconds(20)).maxRetries(0).build();
             SimpleMeterRegistry meters = new SimpleMeterRegistry();
             rig.startWorker(new AgentPolicy(chat, "scripted", client -> Harness.CLIENT_A, client -> null,
-                    new AgentMetrics(meters)), rig.advisoryLock());
+                    new AgentMetrics(meters, Set.of("client-a"))), rig.advisoryLock());
             rig.startDispatcher();
 
             Map<String, Long> ingestedAt = new ConcurrentHashMap<>();

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
@@ -55,7 +56,7 @@ class AgentScenarioTest extends EvalScenario {
         model = new ScriptedChatModel(script);
         OpenAiChatModel chat = OpenAiChatModel.builder().baseUrl(model.baseUrl()).apiKey("test-key").modelName(MODEL)
                 .timeout(timeout).maxRetries(0).build();
-        AgentPolicy policy = new AgentPolicy(chat, MODEL, client -> Harness.CLIENT_A, client -> null, new AgentMetrics(agentMeters));
+        AgentPolicy policy = new AgentPolicy(chat, MODEL, client -> Harness.CLIENT_A, client -> null, new AgentMetrics(agentMeters, Set.of("client-a")));
         h.usePolicy(policy);
         return policy;
     }

@@ -92,10 +92,15 @@ abstract class EvalScenario {
         }
 
         Story driverSays(String eventId, String text) {
+            return smsFrom(DRIVER, eventId, text);
+        }
+
+        /** An SMS to the load from {@code phone}, the driver's number or another. */
+        Story smsFrom(String phone, String eventId, String text) {
             return ingest("""
                     {"eventId": "%s", "type": "InboundSms", "occurredAt": "%s",
                      "payload": {"from": "%s", "text": "%s"}}"""
-                    .formatted(eventId, h.clock.instant(), DRIVER, text));
+                    .formatted(eventId, h.clock.instant(), phone, text));
         }
 
         Story settle() {

@@ -70,6 +70,37 @@ class SopScenarioTest extends EvalScenario {
     }
 
     @Test
+    void theDriversWordsReachSlackAsWrittenNeverAsAMentionOrALink() {
+        at("06:55").assigned().settle();
+        at("07:00").ping("ping_0700", Risk.HIGH);
+        at("07:01").settle();
+
+        at("07:10").driverSays("sms_0710", "<!channel> ETA 9:30 & see <https://evil.example|the tracker>").settle();
+
+        assertThat(channels().delivered("slack")).singleElement().satisfies(post -> assertThat(post.body())
+                .contains("&lt;!channel&gt; ETA 9:30 &amp; see &lt;https://evil.example|the tracker&gt;")
+                .doesNotContain("<!channel>").doesNotContain("<https://"));
+    }
+
+    @Test
+    void anSmsFromAnotherNumberAnswersNoAskAndBecomesAHeroTask() {
+        at("06:55").assigned().settle();
+        at("07:00").ping("ping_0700", Risk.HIGH);
+        at("07:01").settle();
+
+        at("07:10").smsFrom("+15550199", "sms_0710", "ETA 9:30, this is the driver").settle();
+
+        assertThat(timer(1).status()).as("the ask is still open: its timer runs").isEqualTo(TimerStatus.SCHEDULED);
+        assertThat(channels().delivered("slack")).as("nobody was told the driver answered").isEmpty();
+        assertThat(heroTasks()).singleElement().satisfies(task -> {
+            assertThat(task.idempotencyKey()).isEqualTo(LOAD + "/evt:sms_0710/1/create_hero_task");
+            assertThat(task.body()).contains("not the driver's").contains("+15550199").contains("ETA 9:30");
+        });
+        at("07:31").settle();
+        expectSmsKeys(key(1, "send_sms"), key(2, "send_sms"));
+    }
+
+    @Test
     void aTimerThatFiresAsTheDriverAnswersIsANoop() {
         at("06:55").assigned().settle();
         at("07:00").ping("ping_0700", Risk.HIGH);

@@ -77,7 +77,7 @@ public class WorkerProducers {
                 .modelName(model).timeout(llm.timeout()).maxRetries(0).temperature(0.0).build();
         return new AgentPolicy(chat, model, sop::rulesFor, client -> Stream.of(llm.instructions(),
                         Optional.ofNullable(client).map(llm.clients()::get).flatMap(PolicyConfig.Llm.Client::instructions))
-                .flatMap(Optional::stream).reduce((a, b) -> a + "\n" + b).orElse(null), new AgentMetrics(registry));
+                .flatMap(Optional::stream).reduce((a, b) -> a + "\n" + b).orElse(null), new AgentMetrics(registry, sop.clients().keySet()));
     }
 
     /** The advisory lock per load: {@code loadflow.worker.load-lock.enabled}, on by default with the LLM policy. */

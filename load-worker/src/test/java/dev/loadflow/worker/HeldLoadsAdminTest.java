@@ -1,5 +1,6 @@
 package dev.loadflow.worker;
 
+import dev.loadflow.service.security.Roles;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.service.testing.TestCallers;
 import dev.loadflow.store.queue.LoadQueue;
@@ -103,6 +104,17 @@ class HeldLoadsAdminTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> "held".equals(heldView(load).get("state")));
         assertThat(heldView(load)).containsEntry("reason", "unreadable message: type: missing");
         assertThat(audit(load)).containsExactly(List.of("otto", "load.retry"));
+    }
+
+    @Test
+    void theAuditNamesThePersonByTheirSubjectNotTheNameTheyGoBy() {
+        String load = heldLoad();
+        String renamed = TestCallers.sign(TestCallers.claims("u-4711").upn("otto@broker.example")
+                .preferredUserName("otto").groups(Roles.OPERATOR));
+
+        given().auth().oauth2(renamed).post("/admin/loads/{loadId}/retry", load).then().statusCode(200);
+
+        assertThat(audit(load)).containsExactly(List.of("u-4711", "load.retry"));
     }
 
     @Test

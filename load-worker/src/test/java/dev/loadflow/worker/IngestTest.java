@@ -1,6 +1,7 @@
 package dev.loadflow.worker;
 
 import dev.loadflow.service.testing.PostgresTestResource;
+import dev.loadflow.service.testing.TestCallers;
 import dev.loadflow.testing.TestDatabase;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -29,6 +30,7 @@ import static dev.loadflow.worker.LoadApi.assigned;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.ping;
 import static dev.loadflow.worker.LoadApi.post;
+import static dev.loadflow.worker.LoadApi.sms;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -131,6 +133,69 @@ class IngestTest {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                     assertThat(rows("load_queue", load)).as("every copy's message done with").isZero());
         }
+    }
+
+    /** One request's bad byte (PostgreSQL's jsonb refuses U+0000) must not fail the requests written beside it. */
+    @Test
+    void badRequestsPostedBesideGoodOnesFailAloneAndEveryGoodOneIsQueuedAndLogged() throws Exception {
+        List<String> good = IntStream.range(0, 40).mapToObj(i -> newLoadId()).toList();
+        List<String> bad = IntStream.range(0, 10).mapToObj(i -> newLoadId()).toList();
+        List<Callable<Integer>> requests = new ArrayList<>();
+        good.forEach(load -> requests.add(() -> post(load, assigned("assign_1"))));
+        bad.forEach(load -> requests.add(() -> post(load, sms("sms_1", "ETA\\u0000 9:30"))));
+        Collections.shuffle(requests, new Random(11));
+        List<Integer> statuses = new ArrayList<>();
+        try (ExecutorService senders = Executors.newFixedThreadPool(25)) {
+            for (Future<Integer> status : senders.invokeAll(requests)) {
+                statuses.add(status.get());
+            }
+        }
+
+        assertThat(statuses).filteredOn(s -> s == 202).hasSize(40);
+        assertThat(statuses).filteredOn(s -> s == 400).hasSize(10);
+        for (String load : good) {
+            assertThat(awaitVersion(load, 2).getList("log.entryId")).containsExactly("assign_1", "dec:assign_1");
+        }
+        for (String load : bad) {
+            assertThat(rows("load_queue", load)).isZero();
+            assertThat(rows("event_log", load)).isZero();
+        }
+    }
+
+    @Test
+    void aBodyOverSixtyFourKibibytesIsRefusedWith413AndNothingIsWritten() {
+        String load = newLoadId();
+        String padded = sms("sms_1", "hi").replace("\"occurredAt\"", "\"causationId\": null, " + " ".repeat(65 * 1024)
+                + "\"occurredAt\"");
+
+        asSource().contentType("application/json").body(padded)
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(413)
+                .contentType("application/problem+json")
+                .body("detail", containsString("at most 65536 bytes"));
+        assertThat(rows("load_queue", load)).isZero();
+    }
+
+    @Test
+    void aSourceMayPostOnlyTheEventTypesItOwns() {
+        String load = newLoadId();
+        post(load, assigned("assign_1"));
+        awaitVersion(load, 2);
+
+        given().auth().oauth2(TestCallers.SMS_GATEWAY_TOKEN).contentType("application/json")
+                .body(assigned("assign_2").replace("+15550100", "+15550199"))
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(403)
+                .contentType("application/problem+json")
+                .body("field", is("type"))
+                .body("detail", is("source sms-gateway may not post LoadAssigned events"));
+        given().auth().oauth2(TestCallers.SMS_GATEWAY_TOKEN).contentType("application/json").body(sms("sms_1", "ETA 9:30"))
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(202);
+
+        JsonPath view = awaitVersion(load, 4);
+        assertThat(view.getList("log.entryId")).containsExactly("assign_1", "dec:assign_1", "sms_1", "dec:sms_1");
+        assertThat(view.getString("log[2].body.source")).isEqualTo(TestCallers.SMS_GATEWAY);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -17,6 +17,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -71,6 +72,18 @@ class TracesAndLogsTest {
 
     @Inject
     WorkerMetrics metrics;
+
+    @Test
+    void aPhoneNumberInALogLineIsMasked() throws Exception {
+        String marker = "masking-" + newLoadId();
+        Logger.getLogger("dev.loadflow.worker").warnf("%s: an SMS from %s, text 'call 312-555-0100'",
+                marker, "+15550100");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(LOG)
+                && Files.readAllLines(LOG).stream().anyMatch(l -> l.contains(marker)));
+        assertThat(Files.readAllLines(LOG).stream().filter(l -> l.contains(marker)))
+                .singleElement().asString().contains("an SMS from +1***00").contains("call ***00").doesNotContain("5550100");
+    }
 
     @Test
     void anIngestRequestsTraceGoesWithItsEvent() {

@@ -15,6 +15,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ExtractableResponse;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -26,6 +27,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
@@ -44,6 +47,7 @@ import static dev.loadflow.testing.Fixtures.ping;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.hamcrest.Matchers.containsString;
 
 /**
  * The console as a browser or {@code curl} meets it: the load page tells the story from the
@@ -64,6 +68,27 @@ class OpsConsoleTest {
 
     @Inject
     Clock clock;
+
+    /** A form's CSRF token as a browser holds it: the hidden field of a page with a form, and its cookie. */
+    private record Csrf(String field, String cookie) {
+
+        /** The token of the page at {@code path} as {@code token}'s holder opens it (none for the sign-in page). */
+        static Csrf of(String token, String path) {
+            var request = given().accept(HTML);
+            var page = (token == null ? request : request.header("Authorization", "Bearer " + token)).get(path)
+                    .then().statusCode(200).extract();
+            Matcher field = Pattern.compile("name=\"csrf-token\" value=\"([^\"]+)\"").matcher(page.body().asString());
+            assertThat(field.find()).as("a CSRF field on " + path).isTrue();
+            assertThat(page.cookie("loadflow_csrf")).as("the CSRF cookie of " + path).isNotBlank();
+            return new Csrf(field.group(1), page.cookie("loadflow_csrf"));
+        }
+
+        /** A form post carrying this token, as {@code token}'s holder (or nobody). */
+        RequestSpecification post(String token) {
+            var request = given().accept(HTML).redirects().follow(false).cookie("loadflow_csrf", cookie).formParam("csrf-token", field);
+            return token == null ? request : request.header("Authorization", "Bearer " + token);
+        }
+    }
 
     @BeforeEach
     void resetAdminApis() {
@@ -140,7 +165,7 @@ class OpsConsoleTest {
         String loadPage = page(TestCallers.viewer(), "/loads/" + load).body().asString();
         String heldPage = page(TestCallers.viewer(), "/held").body().asString();
 
-        assertThat(loadPage).contains("+1555***0100").doesNotContain("+15550100").contains("Held").doesNotContain("<button type=\"submit\" class=\"skip\"");
+        assertThat(loadPage).contains("+1***00").doesNotContain("+15550100").contains("Held").doesNotContain("<button type=\"submit\" class=\"skip\"");
         assertThat(heldPage).contains(load).doesNotContain("class=\"skip\"").doesNotContain("class=\"retry\"");
         assertThat(page(TestCallers.operator(), "/held").body().asString()).contains("class=\"skip\"").contains("class=\"retry\"");
     }
@@ -152,7 +177,7 @@ class OpsConsoleTest {
         ConsoleTestResource.admin().stubFor(post(urlEqualTo("/admin/loads/" + load + "/skip"))
                 .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json").withBody("{\"skipped\": true}")));
 
-        var answer = given().header("Authorization", "Bearer " + operator).accept(HTML).redirects().follow(false)
+        var answer = Csrf.of(operator, "/held").post(operator)
                 .formParam("reason", "driver's gateway sent garbage").formParam("from", "load")
                 .post("/held/" + load + "/skip").then().extract();
 
@@ -170,7 +195,7 @@ class OpsConsoleTest {
                 .withStatus(409).withHeader("Content-Type", "application/problem+json")
                 .withBody("{\"status\": 409, \"detail\": \"load " + load + " is being skipped\"}")));
 
-        var answer = given().header("Authorization", "Bearer " + TestCallers.operator()).accept(HTML).redirects().follow(false)
+        var answer = Csrf.of(TestCallers.operator(), "/held").post(TestCallers.operator())
                 .post("/held/" + load + "/retry").then().extract();
 
         assertThat(answer.statusCode()).isEqualTo(409);
@@ -181,19 +206,44 @@ class OpsConsoleTest {
     void aFormPostedWithoutACredentialOrByAViewerChangesNothing() {
         String load = heldLoad();
 
-        var forged = given().accept(HTML).redirects().follow(false).formParam("reason", "forged")
-                .post("/held/" + load + "/skip").then().extract();
-        var scripted = given().redirects().follow(false).formParam("reason", "forged").post("/held/" + load + "/skip").then().extract();
-        var viewer = given().header("Authorization", "Bearer " + TestCallers.viewer()).accept(HTML).redirects().follow(false)
-                .formParam("reason", "not mine to skip").post("/held/" + load + "/skip").then().extract();
+        Csrf csrf = Csrf.of(TestCallers.viewer(), "/held");
+        var forged = csrf.post(null).formParam("reason", "forged").post("/held/" + load + "/skip").then().extract();
+        var scripted = given().redirects().follow(false).cookie("loadflow_csrf", csrf.cookie())
+                .formParam("csrf-token", csrf.field()).formParam("reason", "forged").post("/held/" + load + "/skip").then().extract();
+        var viewer = csrf.post(TestCallers.viewer()).formParam("reason", "not mine to skip").post("/held/" + load + "/skip")
+                .then().extract();
+        var noToken = given().header("Authorization", "Bearer " + TestCallers.operator()).accept(HTML).redirects().follow(false)
+                .formParam("reason", "a form from another page").post("/held/" + load + "/skip").then().extract();
+        var otherToken = given().header("Authorization", "Bearer " + TestCallers.operator()).accept(HTML).redirects().follow(false)
+                .cookie("loadflow_csrf", csrf.cookie()).formParam("csrf-token", "a-token-the-attacker-made-up")
+                .formParam("reason", "a form from another page").post("/held/" + load + "/skip").then().extract();
 
         assertThat(forged.statusCode()).isEqualTo(303);
         assertThat(forged.header("Location")).contains("/sign-in?next=%2F");
         assertThat(scripted.statusCode()).isEqualTo(401);
         assertThat(scripted.header("WWW-Authenticate")).startsWith("Bearer");
         assertThat(viewer.statusCode()).isEqualTo(403);
+        assertThat(noToken.statusCode()).as("an operator's form without the CSRF token").isEqualTo(400);
+        assertThat(otherToken.statusCode()).as("an operator's form whose token is not its cookie's").isEqualTo(400);
         ConsoleTestResource.admin().verify(0, anyRequestedFor(anyUrl()));
         assertThat(ConsoleTestResource.database().count("SELECT count(*) FROM held_load WHERE load_id = '" + load + "'")).isOne();
+    }
+
+    @Test
+    void everyPageTellsTheBrowserToLoadNothingFromElsewhereAndToBeFramedByNobody() {
+        for (String path : List.of("/sign-in", "/held")) {
+            var page = given().header("Authorization", "Bearer " + TestCallers.viewer()).accept(HTML).get(path).then().extract();
+
+            assertThat(page.header("Content-Security-Policy")).as(path)
+                    .contains("default-src 'self'").contains("frame-ancestors 'none'");
+            assertThat(page.header("X-Frame-Options")).as(path).isEqualTo("DENY");
+            assertThat(page.header("X-Content-Type-Options")).as(path).isEqualTo("nosniff");
+            assertThat(page.header("Referrer-Policy")).as(path).isEqualTo("no-referrer");
+            assertThat(page.header("Strict-Transport-Security")).as("plain HTTP: meaningless, not sent").isNull();
+            assertThat(page.body().asString()).as("no inline style or script for the policy to refuse")
+                    .doesNotContain("<style").doesNotContain("<script").contains("href=\"/console.css\"");
+        }
+        given().get("/console.css").then().statusCode(200).contentType(containsString("text/css"));
     }
 
     @Test
@@ -206,22 +256,29 @@ class OpsConsoleTest {
 
     @Test
     void signingInKeepsTheCredentialInAStrictHttpOnlyCookieAndABadOneIsRefused() {
-        var signedIn = given().accept(HTML).redirects().follow(false).formParam("token", TestCallers.operator())
+        Csrf csrf = Csrf.of(null, "/sign-in");
+        var signedIn = csrf.post(null).formParam("token", TestCallers.operator())
                 .formParam("next", "/held").post("/sign-in").then().extract();
-        var offSite = given().accept(HTML).redirects().follow(false).formParam("token", "console-break-glass")
+        var offSite = csrf.post(null).formParam("token", "console-break-glass")
                 .formParam("next", "//evil.example/").post("/sign-in").then().extract();
-        var refused = given().accept(HTML).redirects().follow(false).formParam("token", TestCallers.signWithAnotherKey(
+        var refused = csrf.post(null).formParam("token", TestCallers.signWithAnotherKey(
                 TestCallers.claims("mallory").groups("loadflow-operator"))).post("/sign-in").then().extract();
+        var forgedSignIn = given().accept(HTML).redirects().follow(false).formParam("token", "console-break-glass")
+                .post("/sign-in").then().extract();
 
         assertThat(signedIn.statusCode()).isEqualTo(303);
         assertThat(signedIn.header("Location")).endsWith("/held");
-        assertThat(signedIn.header("Set-Cookie")).startsWith("loadflow_session=").contains("HttpOnly").containsIgnoringCase("SameSite=Strict");
+        assertThat(signedIn.headers().getValues("Set-Cookie")).filteredOn(c -> c.startsWith("loadflow_session="))
+                .singleElement().asString().contains("HttpOnly").containsIgnoringCase("SameSite=Strict");
         String held = given().cookie("loadflow_session", signedIn.cookie("loadflow_session")).accept(HTML).get("/held")
                 .then().statusCode(200).extract().body().asString();
         assertThat(held).contains("Held loads").contains("otto · operator");
         assertThat(offSite.header("Location")).as("never sent to another site").doesNotContain("evil.example");
         assertThat(refused.statusCode()).isEqualTo(401);
         assertThat(refused.body().asString()).contains("was not accepted");
+        assertThat(forgedSignIn.statusCode()).as("a sign-in form without the CSRF token (login CSRF)").isEqualTo(400);
+        assertThat(forgedSignIn.headers().getValues("Set-Cookie")).as("no session was made")
+                .noneMatch(c -> c.startsWith("loadflow_session="));
     }
 
     @Test
@@ -234,6 +291,7 @@ class OpsConsoleTest {
                 .get("/loads").then().extract();
         var actionType = page(operator, "/dead?actionType=send_fax");
         var since = page(operator, "/alerts?since=yesterday");
+        var farPage = page(operator, "/dead?page=2147483647");
 
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body().asString()).contains("Nothing is known of load no-such-load-481207");
@@ -243,6 +301,8 @@ class OpsConsoleTest {
         assertThat(actionType.statusCode()).isEqualTo(400);
         assertThat(actionType.body().asString()).contains("send_fax").contains("send_sms");
         assertThat(since.statusCode()).isEqualTo(400);
+        assertThat(farPage.statusCode()).isEqualTo(400);
+        assertThat(farPage.body().asString()).contains("page counts from 0 to 100000");
     }
 
     @Test
@@ -255,7 +315,8 @@ class OpsConsoleTest {
                 .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
                         .withBody("{\"replayed\": 3, \"stale\": 2, \"auditId\": 17}")));
 
-        String preview = given().header("Authorization", "Bearer " + operator).accept(HTML)
+        Csrf csrf = Csrf.of(operator, "/dead");
+        String preview = csrf.post(operator)
                 .formParam("actionType", "send_sms").formParam("limit", "50").post("/dead/replay/preview")
                 .then().statusCode(200).extract().body().asString();
 
@@ -264,7 +325,8 @@ class OpsConsoleTest {
         ConsoleTestResource.admin().verify(0, postRequestedFor(urlPathEqualTo("/admin/outbox/replay"))
                 .withQueryParam("dryRun", equalTo("false")));
 
-        var confirmed = given().header("Authorization", "Bearer " + operator).accept(HTML).redirects().follow(false)
+        assertThat(preview).as("the confirmation carries the token on").contains("value=\"" + csrf.field() + "\"");
+        var confirmed = csrf.post(operator)
                 .formParam("actionType", "send_sms").formParam("limit", "50").post("/dead/replay").then().extract();
 
         assertThat(confirmed.statusCode()).isEqualTo(303);

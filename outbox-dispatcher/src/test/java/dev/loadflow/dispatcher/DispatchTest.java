@@ -316,6 +316,9 @@ class DispatchTest {
             viewer   | GET  | /admin/audit?size=0                | 400
             viewer   | GET  | /admin/alerts?page=-1              | 400
             viewer   | GET  | /admin/outbox/dead?size=501        | 400
+            viewer   | GET  | /admin/outbox/dead?page=2147483647 | 400
+            viewer   | GET  | /admin/audit?page=100001&size=500  | 400
+            viewer   | GET  | /admin/audit?page=100000&size=500  | 200
             """)
     void eachCallerGetsWhatItsRolesAllow(String caller, String method, String path, int status) {
         RequestSpecification request = (switch (caller) {
@@ -329,6 +332,26 @@ class DispatchTest {
         if (status >= 400) {
             response.contentType("application/problem+json").body("status", is(status));
         }
+    }
+
+    @Test
+    void aViewerReadsDeadRowsWithEveryPhoneNumberMaskedAndAnOperatorReadsThemWhole() {
+        String load = newLoadId();
+        smsAnswers(load, 400, "{\"code\": 21211, \"message\": \"The 'To' number +15550100 is not a valid phone number.\"}");
+        Staging.etaAsk(events, load, clock.instant());
+        awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+
+        for (String path : List.of("/admin/outbox/dead?loadId=" + load, "/admin/outbox/" + encoded(smsId(load)))) {
+            String seenByViewer = given().auth().oauth2(TestCallers.viewer()).urlEncodingEnabled(false).get(path)
+                    .then().statusCode(200).extract().asString();
+            assertThat(seenByViewer).as(path).contains("+1***00").doesNotContain("+15550100").doesNotContain("5550100");
+            assertThat(given().auth().oauth2(TestCallers.operator()).urlEncodingEnabled(false).get(path)
+                    .then().statusCode(200).extract().asString()).as(path).contains("+15550100");
+        }
+    }
+
+    private static String encoded(String outboxId) {
+        return URLEncoder.encode(outboxId, StandardCharsets.UTF_8);
     }
 
     /** A dead SMS of {@code load}'s ETA ask; with {@code answered}, the driver answered since and the ask closed. */

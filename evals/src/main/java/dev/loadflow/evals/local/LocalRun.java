@@ -54,11 +54,13 @@ public final class LocalRun {
 
     /** The demo story's load. */
     public static final String LOAD = "481207";
-    private static final String ADMIN_TOKEN = "local-admin-token";
     /** The login role the console reads the database with (a member of {@code loadflow_reader}). */
     private static final String CONSOLE_ROLE = "loadflow_console";
+    /** The login role the three services connect as: a member of loadflow_app, as in production. */
+    private static final String SERVICES_ROLE = "loadflow_services";
     private static final String SOURCE = "local-demo";
     private static final String ISSUER = "loadflow";
+    private static final String AUDIENCE = "loadflow";
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
     private static final PrintStream OUT = System.out;
     /** Only for the wall-clock times printed beside each step. */
@@ -94,12 +96,15 @@ public final class LocalRun {
     private final Map<String, Long> pids = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private final String consolePassword = randomToken();
+    private final String servicesPassword = randomToken();
     private String jdbcUrl;
     private String dbUser;
     private String dbPassword;
     private EmbeddedPostgres embedded;
     private ChannelSimulator simulator;
     private final String ingestToken = randomToken();
+    /** The break-glass token of this run: made anew each run, so no run's token opens another's services. */
+    private final String adminToken = randomToken();
     private final KeyPair keys = rsa();
     private String viewer;
     private String operator;
@@ -262,15 +267,26 @@ public final class LocalRun {
         List<String> common = List.of(
                 "-Dquarkus.datasource.reactive.url=postgresql://" + hostPort + "/" + database,
                 "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
-                "-Dloadflow.admin.token=" + ADMIN_TOKEN,
+                "-Dloadflow.admin.token=" + adminToken,
+                // reachable from this machine only: the API and the management interface alike
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.management.host=127.0.0.1",
                 "-Dmp.jwt.verify.publickey.location=" + publicKey,
                 "-Dmp.jwt.verify.issuer=" + ISSUER,
                 "-Dquarkus.log.level=WARN",
                 // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names, when it names one
                 "-Dquarkus.otel.sdk.disabled=" + (System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT") == null));
+        // the services connect as a member of loadflow_app (no DDL, the audit trail insert-only); their migrations
+        // run as the schema's owner. loadflow_app is the migrations' own (V20), made here when the server has none yet.
+        sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN CREATE ROLE loadflow_app NOLOGIN;"
+                + " END IF; IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SERVICES_ROLE + "') THEN CREATE ROLE "
+                + SERVICES_ROLE + " LOGIN IN ROLE loadflow_app; END IF; END $$");
+        sql("ALTER ROLE " + SERVICES_ROLE + " PASSWORD '" + servicesPassword + "'");
         List<String> engine = List.of(
-                "-Dquarkus.datasource.username=" + user,
-                "-Dquarkus.datasource.password=" + password,
+                "-Dquarkus.datasource.username=" + SERVICES_ROLE,
+                "-Dquarkus.datasource.password=" + servicesPassword,
+                "-Dquarkus.flyway.username=" + user,
+                "-Dquarkus.flyway.password=" + password,
                 "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
                 "-Dloadflow.sop.clients.client-a.retry-after=" + options.retryAfter(),
                 "-Dloadflow.channels.sms.url=" + simulatorUrl + "/sms",
@@ -438,11 +454,11 @@ public final class LocalRun {
                   curl -s -H "Authorization: Bearer $VIEWER" localhost:8081/admin/loads/held | jq .
                   curl -s localhost:9082/q/metrics | grep loadflow_outbox_sends_total
                 The break-glass token is %s.
-                """, ingestToken, viewer, operator, LOAD, LOAD, LOAD, ADMIN_TOKEN);
+                """, ingestToken, viewer, operator, LOAD, LOAD, LOAD, adminToken);
     }
 
     private String jwt(String subject, String group) {
-        return Jwt.issuer(ISSUER).subject(subject).groups(Set.of(group)).expiresIn(Duration.ofHours(12).toSeconds())
+        return Jwt.issuer(ISSUER).audience(AUDIENCE).subject(subject).groups(Set.of(group)).expiresIn(Duration.ofHours(12).toSeconds())
                 .sign(keys.getPrivate());
     }
 

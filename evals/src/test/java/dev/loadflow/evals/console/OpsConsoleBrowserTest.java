@@ -1,6 +1,7 @@
 package dev.loadflow.evals.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import dev.loadflow.evals.local.LocalRun;
 import dev.loadflow.model.json.JsonReader;
 import org.junit.jupiter.api.AfterAll;
@@ -15,10 +16,12 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +45,11 @@ class OpsConsoleBrowserTest {
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final String HELD_LOAD = "481299";
+    private static final String TARGETED_LOAD = "481298";
+
+    /** The worker's API in this stack (the local run's ports, moved by 200). */
+    private static final String WORKER_ADMIN = "http://127.0.0.1:8281";
+    private static final String DISPATCHER_ADMIN = "http://127.0.0.1:8282";
 
     private static LocalRun stack;
     private static ChromeDriver browser;
@@ -108,7 +116,7 @@ class OpsConsoleBrowserTest {
 
     @Test
     void theAdrStorysLoadPageShowsEveryEntryInOrderWithItsOutboxRowsAndTimers() throws Exception {
-        JsonNode truth = JsonReader.parse(get("http://127.0.0.1:8281/loads/" + LocalRun.LOAD, stack.operator())).node();
+        JsonNode truth = JsonReader.parse(get(WORKER_ADMIN + "/loads/" + LocalRun.LOAD, stack.operator())).node();
 
         signInAndOpen(stack.operator(), "/loads/" + LocalRun.LOAD);
 
@@ -176,12 +184,60 @@ class OpsConsoleBrowserTest {
         assertThat(browser.findElements(By.id("hold"))).as("the hold is over").isEmpty();
     }
 
+    /**
+     * A page of another origin on the same host (same site, so even a SameSite=Strict cookie goes
+     * with its form) posts a skip to the console while an operator is signed in: refused for want
+     * of the CSRF token, and the load stays held.
+     */
+    @Test
+    void aFormPostedFromAnotherOriginChangesNothing() throws Exception {
+        stack.sql("""
+                INSERT INTO load_queue (load_id, message_id, body, enqueued_at) VALUES ('%1$s', 'garbled',
+                  '{"eventId": "garbled"}', now());
+                INSERT INTO load_queue_group (load_id, visible_at) VALUES ('%1$s', now()) ON CONFLICT (load_id) DO NOTHING;
+                SELECT pg_notify('loadflow_queue', '%1$s');""".formatted(TARGETED_LOAD));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
+                .until(() -> get(WORKER_ADMIN + "/admin/loads/held", stack.operator()).contains("\"" + TARGETED_LOAD + "\""));
+        signInAndOpen(stack.operator(), "/held");
+
+        HttpServer attacker = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        byte[] page = """
+                <!DOCTYPE html><html><body>
+                <form id="f" method="post" action="%s/held/%s/skip">
+                  <input name="reason" value="skipped by a page of another origin"><input name="from" value="held">
+                </form>
+                <script>document.getElementById('f').submit();</script>
+                </body></html>""".formatted(stack.consoleUrl(), TARGETED_LOAD).getBytes(StandardCharsets.UTF_8);
+        attacker.createContext("/", exchange -> {
+            exchange.getResponseHeaders().add("Content-Type", "text/html; charset=utf-8");
+            exchange.sendResponseHeaders(200, page.length);
+            exchange.getResponseBody().write(page);
+            exchange.close();
+        });
+        attacker.start();
+        try {
+            browser.get("http://127.0.0.1:" + attacker.getAddress().getPort() + "/");
+            await().atMost(Duration.ofSeconds(10)).until(() -> browser.getCurrentUrl().startsWith(stack.consoleUrl()));
+        } finally {
+            attacker.stop(0);
+        }
+
+        assertThat(browser.getPageSource()).doesNotContain("Skipped the head message");
+        assertThat(get(WORKER_ADMIN + "/admin/loads/held", stack.operator())).as("still held")
+                .contains("\"" + TARGETED_LOAD + "\"");
+        assertThat(get(DISPATCHER_ADMIN + "/admin/audit?principal=local-operator", stack.operator()))
+                .doesNotContain("skipped by a page of another origin");
+        browser.get(stack.consoleUrl() + "/held");
+        assertThat(browser.findElements(By.cssSelector("tr.held-load[data-load='" + TARGETED_LOAD + "']")))
+                .as("the operator's own console still shows it held").isNotEmpty();
+    }
+
     @Test
     void aViewerSeesMaskedPhonesAndNoButtonThatChangesAnything() {
         signInAndOpen(stack.viewer(), "/loads/" + LocalRun.LOAD);
 
         assertThat(browser.findElement(By.id("who")).getText()).contains("local-viewer").contains("viewer");
-        assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+1555***0100");
+        assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+1***00");
         assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();
         browser.get(stack.consoleUrl() + "/held");
         assertThat(browser.findElements(By.cssSelector("main button"))).isEmpty();

@@ -5,19 +5,31 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * The agent's meters, per client: {@code loadflow.policy.llm.calls{client,result}} (result
  * {@code ok}, {@code refused}, {@code error}, {@code timeout}), {@code loadflow.policy.llm.tokens{client,direction}},
  * {@code loadflow.policy.llm.latency{client}}, {@code loadflow.policy.llm.fallbacks{client,reason}}
- * and {@code loadflow.policy.decisions{client,decided_by}}.
+ * and {@code loadflow.policy.decisions{client,decided_by}}. The {@code client} label takes the
+ * configured clients' ids only ({@code loadflow.sop.clients.*}), {@code unassigned}, and
+ * {@code other} for the rest: a client id comes from a source's event, and each new one would
+ * otherwise make a new series.
  */
 public final class AgentMetrics {
 
     private final MeterRegistry registry;
+    private final Set<String> clients;
 
-    public AgentMetrics(MeterRegistry registry) {
+    /** @param clients the client ids that get a label of their own */
+    public AgentMetrics(MeterRegistry registry, Set<String> clients) {
         this.registry = registry;
+        this.clients = Set.copyOf(clients);
+    }
+
+    /** The {@code client} label of a load's client id ({@code unassigned} for a load without one). */
+    String label(String clientId) {
+        return clientId == null ? "unassigned" : clients.contains(clientId) ? clientId : "other";
     }
 
     void call(String client, String result, Duration took) {

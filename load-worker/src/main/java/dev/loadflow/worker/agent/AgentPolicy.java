@@ -10,6 +10,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
+import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.Provenance;
 import dev.loadflow.model.policy.Decision;
@@ -63,7 +64,11 @@ public final class AgentPolicy implements DecisionPolicy {
 
     @Override
     public Decision decide(InboundEvent event, LoadState state, Instant now) {
-        String client = state.clientId() == null ? "unassigned" : state.clientId();
+        if (event.payload() instanceof EventPayload.InboundSms sms && SopPolicy.fromStranger(sms, state)) {
+            // not the model's to judge: a stranger's message answers no ask, and its text goes to no prompt
+            return sop.decide(event, state, now);
+        }
+        String client = metrics.label(state.clientId());
         SopRules clientRules = rules.apply(state.clientId());
         List<ChatMessage> messages = new ArrayList<>(List.of(
                 SystemMessage.from(AgentPrompt.system(clientRules, instructions.apply(state.clientId()))),

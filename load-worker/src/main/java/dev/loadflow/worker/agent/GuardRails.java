@@ -40,8 +40,9 @@ import java.util.Set;
  *       client's retry-after;</li>
  *   <li>a Hero task answers a timer whose ask is spent, a failed SMS, or a ping on a load with
  *       no driver; one per decision, and never a second for the same ask (no Hero task loop);</li>
- *   <li>Slack posts and timer cancellations name an open ask; a stage update follows a new
- *       assignment's stage.</li>
+ *   <li>Slack posts and timer cancellations name an open ask, each at most once per ask; a stage
+ *       update follows a new assignment's stage;</li>
+ *   <li>no two actions of one answer share a key (the outbox would refuse the append).</li>
  * </ul>
  */
 public final class GuardRails {
@@ -106,8 +107,10 @@ public final class GuardRails {
             }
         }
 
+        Set<String> cancelled = new LinkedHashSet<>();
         for (JsonNode cancel : parsed.of(ActionType.CANCEL_TIMER)) {
-            OpenAsk ask = openAsk(state, text(cancel, "ask_id", ActionType.CANCEL_TIMER), ActionType.CANCEL_TIMER);
+            OpenAsk ask = onceFor(cancelled, openAsk(state, text(cancel, "ask_id", ActionType.CANCEL_TIMER), ActionType.CANCEL_TIMER),
+                    ActionType.CANCEL_TIMER);
             if (ask.currentTimer() == null) {
                 throw new RefusedAnswer("ask " + ask.askId() + " has no timer to cancel");
             }
@@ -117,8 +120,10 @@ public final class GuardRails {
             actions.add(new Action.CancelTimer(ask.currentTimer()));
             closed.add(ask.askId().toString());
         }
+        Set<String> posted = new LinkedHashSet<>();
         for (JsonNode post : parsed.of(ActionType.POST_HERO_SLACK)) {
-            OpenAsk ask = openAsk(state, text(post, "ask_id", ActionType.POST_HERO_SLACK), ActionType.POST_HERO_SLACK);
+            OpenAsk ask = onceFor(posted, openAsk(state, text(post, "ask_id", ActionType.POST_HERO_SLACK), ActionType.POST_HERO_SLACK),
+                    ActionType.POST_HERO_SLACK);
             actions.add(new Action.PostHeroSlack(ask.askId().toString(), ask.step(), rules.heroSlackChannel(),
                     text(post, "text", ActionType.POST_HERO_SLACK)));
             closed.add(ask.askId().toString());
@@ -138,6 +143,13 @@ public final class GuardRails {
             List<java.net.URI> webhooks = rules.stageWebhooks();
             if (!webhooks.isEmpty()) {
                 actions.add(new Action.StageChanged(subject, 1, stage, event.occurredAt(), webhooks));
+            }
+        }
+        Set<ActionKey> keys = new LinkedHashSet<>();
+        for (Action action : actions) {
+            if (!keys.add(action.key(state.loadId()))) {
+                // the outbox would refuse the append: a duplicate action key is a decision bug, never an answer
+                throw new RefusedAnswer("two actions of this answer have the key " + action.key(state.loadId()));
             }
         }
         String reason = text == null || text.isBlank()
@@ -198,6 +210,14 @@ public final class GuardRails {
             default -> throw new RefusedAnswer("create_hero_task answers a spent ask's timer, a failed SMS, or a ping on a "
                     + "load with no driver; not this " + event.type().wire());
         };
+    }
+
+    /** {@code ask}, refused when this answer already called {@code tool} for it. */
+    private static OpenAsk onceFor(Set<String> done, OpenAsk ask, ActionType tool) {
+        if (!done.add(ask.askId().toString())) {
+            throw new RefusedAnswer(tool.wire() + " is called once per ask; this answer calls it twice for " + ask.askId());
+        }
+        return ask;
     }
 
     private static OpenAsk openAsk(LoadState state, String askId, ActionType tool) {

@@ -6,6 +6,7 @@ import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Roles;
+import dev.loadflow.service.security.StaticTokens;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.QueueMessage;
@@ -24,6 +25,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 
@@ -39,6 +41,9 @@ import java.util.concurrent.ExecutorService;
  */
 @Path("/loads/{loadId}")
 public class LoadResource {
+
+    /** The most bytes of an event's body (UTF-8): the largest event (an SMS of 1,600 characters) takes a tenth of it. */
+    static final int MAX_BODY_BYTES = 64 * 1024;
 
     private final EventStore events;
     private final Ingests ingests;
@@ -66,9 +71,18 @@ public class LoadResource {
     @Produces(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.SOURCE)
     public Uni<Response> ingest(@PathParam("loadId") String loadId, String body) {
+        if (body != null && body.length() > MAX_BODY_BYTES / 3 && body.getBytes(StandardCharsets.UTF_8).length > MAX_BODY_BYTES) {
+            return Uni.createFrom().item(Problem.of(Response.Status.REQUEST_ENTITY_TOO_LARGE, "Event too large",
+                    "an event's body is at most " + MAX_BODY_BYTES + " bytes", "$").response());
+        }
         // the request's trace (its traceparent header, or the trace this request began) goes with the event
         InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
                 .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
+        if (!StaticTokens.mayPost(caller, event.type())) {
+            return Uni.createFrom().item(Problem.of(Response.Status.FORBIDDEN, "Event type not owned",
+                    "source " + caller.getPrincipal().getName() + " may not post " + event.type().wire() + " events",
+                    "type").response());
+        }
         return Uni.createFrom().item(() -> switch (ingests.submit(QueueMessage.of(event))) {
             case LOGGED -> Response.ok(receipt(event, "already processed")).build();
             case QUEUED -> Response.accepted(receipt(event, "queued")).build();
@@ -90,7 +104,7 @@ public class LoadResource {
             return Problem.of(Response.Status.NOT_FOUND, "No such load",
                     "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null).response();
         }
-        return Response.ok(LoadView.of(log, !caller.hasRole(Roles.OPERATOR))).build();
+        return Response.ok(LoadView.of(log)).build();
     }
 
     private static Receipt receipt(InboundEvent event, String status) {

@@ -7,19 +7,17 @@ import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.model.projection.OpenAsk;
-import dev.loadflow.service.security.PhoneMask;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 /**
- * The operator's view of one load: projected state, version and the whole log. Masked, every
- * phone number in it (the driver's, an SMS's sender or recipient, one quoted in a text) shows
- * only its country and area digits and its last four: {@code +1555***0100}.
+ * The operator's view of one load: projected state, version and the whole log. A caller who only
+ * reads gets it with every phone number masked, as every answer
+ * ({@link dev.loadflow.service.security.MaskedForReaders}).
  */
 @RegisterForReflection
 record LoadView(String loadId, long version, State state, List<Entry> log) {
@@ -39,21 +37,19 @@ record LoadView(String loadId, long version, State state, List<Entry> log) {
 
     @RegisterForReflection
     record Entry(long seq, Instant recordedAt, String entryId, String kind, String type, JsonNode body) {
-        static Entry of(RecordedEntry recorded, boolean masked) {
-            JsonNode body = JsonReader.parse(LogCodec.encode(recorded.entry())).node();
+        static Entry of(RecordedEntry recorded) {
             return new Entry(recorded.seq(), recorded.recordedAt(), recorded.entry().entryId(), recorded.entry().kind(),
-                    recorded.entry().typeName(), masked ? PhoneMask.mask(body) : body);
+                    recorded.entry().typeName(), JsonReader.parse(LogCodec.encode(recorded.entry())).node());
         }
     }
 
-    static LoadView of(LoadLog log, boolean masked) {
+    static LoadView of(LoadLog log) {
         LoadState state = LoadState.project(log);
-        UnaryOperator<String> phones = masked ? PhoneMask::mask : UnaryOperator.identity();
         Map<String, List<String>> outcomes = new LinkedHashMap<>();
         state.outcomes().forEach((outboxId, statuses) -> outcomes.put(outboxId, statuses.stream().map(s -> s.wire()).toList()));
         return new LoadView(log.loadId(), log.version(),
-                new State(state.clientId(), phones.apply(state.driverPhone()), state.stage(),
+                new State(state.clientId(), state.driverPhone(), state.stage(),
                         state.openAsks().values().stream().map(Ask::of).toList(), List.copyOf(state.closedAsks()), outcomes),
-                log.entries().stream().map(e -> Entry.of(e, masked)).toList());
+                log.entries().stream().map(Entry::of).toList());
     }
 }

@@ -10,6 +10,8 @@ import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.projection.LoadState;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -102,5 +104,16 @@ class GuardRailsTest {
         assertThat(((Action.PostHeroSlack) decision.actions().get(1)).channel()).as("the client's channel, not the model's")
                 .isEqualTo("#hero-desk");
         assertThat(decision.reason()).isEqualTo("llm: cancel_timer, post_hero_slack");
+    }
+
+    @ParameterizedTest(name = "{0} twice for one ask")
+    @ValueSource(strings = {"post_hero_slack", "cancel_timer"})
+    void oneAnswerCallingAToolTwiceForTheSameAskIsRefusedBeforeAnythingIsAppended(String tool) {
+        InboundEvent sms = new InboundEvent("sms_0710", LOAD, T0, T0, "c-2", null, new EventPayload.InboundSms(DRIVER, "ETA 9:30"));
+        String args = "{\"ask_id\": \"ask:eta_request:ping_0700\", \"text\": \"ETA 9:30\"}";
+
+        assertThatThrownBy(() -> GuardRails.check(List.of(call(tool, args), call(tool, args)), "", sms, askOpen(), RULES, T0))
+                .isInstanceOf(RefusedAnswer.class)
+                .hasMessage(tool + " is called once per ask; this answer calls it twice for ask:eta_request:ping_0700");
     }
 }

@@ -120,7 +120,7 @@ public class LoadStories {
                 mask.apply(f.failure()), f.parked())).toList()
                 : List.of();
         return new LoadStory.Row(row.outboxId(), row.actionType(), row.channel().wire(), row.status().name().toLowerCase(Locale.ROOT),
-                row.attempts(), row.receipt(), mask.apply(row.lastFailure()), text(row.createdAt()), text(row.dispatchedAt()),
+                row.attempts(), mask.apply(row.receipt()), mask.apply(row.lastFailure()), text(row.createdAt()), text(row.dispatchedAt()),
                 text(row.deadAt()), mask.apply(row.payload()), failures, trace(row.traceparent()));
     }
 

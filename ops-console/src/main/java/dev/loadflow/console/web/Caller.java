@@ -4,7 +4,6 @@ import dev.loadflow.service.security.Roles;
 import io.quarkus.security.credential.TokenCredential;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.RequestScoped;
-import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * Who is signed in: their name, whether they may change anything, and the credential the
@@ -34,9 +33,6 @@ public class Caller {
 
     /** {@code Bearer <the caller's own token>}: a JWT's raw form, or the break-glass token. */
     String authorization() {
-        if (identity.getPrincipal() instanceof JsonWebToken jwt) {
-            return "Bearer " + jwt.getRawToken();
-        }
         TokenCredential token = identity.getCredential(TokenCredential.class);
         if (token == null) {
             throw new IllegalStateException("the caller " + name() + " holds no token to pass on");

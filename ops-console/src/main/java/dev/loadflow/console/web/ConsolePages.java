@@ -172,9 +172,12 @@ public class ConsolePages {
         }
     }
 
+    /** The most pages a list goes to: further than anyone pages, and far from where {@code page * size} overflows. */
+    static final int MAX_PAGE = 100_000;
+
     private static void checkPage(int page) {
-        if (page < 0) {
-            throw ConsoleProblem.badRequest("Not a page", "page counts from 0; got " + page + ".");
+        if (page < 0 || page > MAX_PAGE) {
+            throw ConsoleProblem.badRequest("Not a page", "page counts from 0 to " + MAX_PAGE + "; got " + page + ".");
         }
     }
 

@@ -207,11 +207,14 @@ public class AdminResource {
         }
     }
 
+    /** The most pages a list goes to: further than anyone pages, and far from where {@code page * size} overflows. */
+    static final int MAX_PAGE = 100_000;
+
     /** A 400 problem unless {@code page} and {@code size} name a page that may be read. */
     private static void checkPage(int page, int size) {
-        if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
+        if (page < 0 || page > MAX_PAGE || size < 1 || size > MAX_PAGE_SIZE) {
             throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
-                    "page must be >= 0 and size between 1 and " + MAX_PAGE_SIZE));
+                    "page must be between 0 and " + MAX_PAGE + " and size between 1 and " + MAX_PAGE_SIZE));
         }
     }
 

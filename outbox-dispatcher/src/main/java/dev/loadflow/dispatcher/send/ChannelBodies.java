@@ -18,9 +18,22 @@ public final class ChannelBodies {
     public record HeroTask(String loadId, String title, String urgency, String body) {
     }
 
-    /** Hero Slack: {@code POST {slack.url}}. */
+    /**
+     * Hero Slack: {@code POST {slack.url}}. The text is escaped as Slack's message formatting asks
+     * ({@code &}, {@code <}, {@code >}): a driver's words quoted in it are shown as written, never
+     * read as a mention ({@code <!channel>}) or a link ({@code <https://…|…>}).
+     */
     @RegisterForReflection
     public record SlackPost(String channel, String text) {
+
+        public static SlackPost of(String channel, String text) {
+            return new SlackPost(channel, escaped(text));
+        }
+
+        /** {@code text} with Slack's three control characters escaped. */
+        static String escaped(String text) {
+            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        }
     }
 
     /** A client's stage webhook: {@code POST {url}}; {@code at} is ISO-8601. */

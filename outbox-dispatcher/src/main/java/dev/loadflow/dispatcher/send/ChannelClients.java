@@ -53,7 +53,7 @@ public final class ChannelClients {
     }
 
     public SendResult slack(String outboxId, Action.PostHeroSlack post) {
-        return send(slack, outboxId, new ChannelBodies.SlackPost(post.channel(), post.text()));
+        return send(slack, outboxId, ChannelBodies.SlackPost.of(post.channel(), post.text()));
     }
 
     private SendResult send(Channel channel, String outboxId, Object body) {

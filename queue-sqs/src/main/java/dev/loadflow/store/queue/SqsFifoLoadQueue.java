@@ -1,5 +1,6 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.AuditRecord;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -248,22 +249,33 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterQueueUrl).maxNumberOfMessages(10)
                 .visibilityTimeout(30).messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID)
                 .messageAttributeNames("All")).messages();
-        boolean found = false;
+        Optional<Long> auditId = Optional.empty();
         for (Message m : batch) {
-            boolean match = !found && loadId.equals(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
+            boolean match = auditId.isEmpty() && loadId.equals(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
                     && messageId.equals(attribute(m, MESSAGE_ID));
             if (match) {
-                sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(m.body()).messageGroupId(loadId)
-                        .messageDeduplicationId(deduplicationId(loadId, messageId + "#redrive-" + clock.millis()))
-                        .messageAttributes(Map.of(MESSAGE_ID, text(messageId), ENQUEUED_AT, text(clock.instant().toString()))));
-                sqs.deleteMessage(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()));
-                found = true;
+                // SQS has no transaction to share with the audit: its row comes first, so no change goes unaudited
+                // (a redrive that then fails leaves a second row saying so)
+                auditId = Optional.of(audits.record(audit, "{\"redriven\": true}", clock.instant()));
+                try {
+                    sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(m.body()).messageGroupId(loadId)
+                            .messageDeduplicationId(deduplicationId(loadId, messageId + "#redrive-" + clock.millis()))
+                            .messageAttributes(Map.of(MESSAGE_ID, text(messageId), ENQUEUED_AT, text(clock.instant().toString()))));
+                    sqs.deleteMessage(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()));
+                } catch (RuntimeException e) {
+                    audits.record(audit, failed(e), clock.instant());
+                    throw e;
+                }
             } else {
                 sqs.changeMessageVisibility(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
             }
         }
-        // SQS has no transaction to share: the audit row follows the change
-        return found ? Optional.of(audits.record(audit, "{\"redriven\": true}", clock.instant())) : Optional.empty();
+        return auditId;
+    }
+
+    private static String failed(RuntimeException e) {
+        return JsonReader.MAPPER.createObjectNode().put("redriven", false)
+                .put("error", String.valueOf(e.getMessage())).toString();
     }
 
     @Override

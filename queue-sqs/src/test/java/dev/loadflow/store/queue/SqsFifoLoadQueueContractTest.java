@@ -1,10 +1,14 @@
 package dev.loadflow.store.queue;
 
 import dev.loadflow.store.audit.AdminAudit;
+import dev.loadflow.store.audit.AuditEntry;
+import dev.loadflow.store.audit.AuditQuery;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.testing.ElasticMq;
 import dev.loadflow.testing.MemoryAdminAudit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.core.exception.SdkException;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +17,7 @@ import java.util.UUID;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The same {@link LoadQueueContract} on SQS FIFO, against ElasticMQ (an SQS-compatible server
@@ -92,5 +97,25 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
         ReceivedMessage b = queue.receive(1, Duration.ofSeconds(1)).getFirst();
         queue.ack(b.receiptHandle());
         assertThat(queue.stats()).isEqualTo(new QueueStats(0, Optional.empty()));
+    }
+
+    /** SQS shares no transaction with the audit: the redrive's row is written before the change, and a failure adds one. */
+    @Test
+    void aRedriveThatFailsHalfwayLeavesItsAuditRowAndOneSayingItFailed() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String main = SQS.createFifoQueue("load-queue-" + suffix);
+        LoadQueue queue = new SqsFifoLoadQueue(SQS.client(), main, SQS.createFifoQueue("load-queue-dead-" + suffix),
+                visibility(), clock, audits);
+        String load = newLoadId();
+        queue.enqueue(new QueueMessage(load, "poison", "{}"));
+        assertThat(queue.park(queue.receive(1, Duration.ofSeconds(1)).getFirst().receiptHandle(), "bad payload")).isTrue();
+        SQS.client().deleteQueue(b -> b.queueUrl(main));
+
+        AuditRecord redrive = new AuditRecord("otto", "load-worker", "queue.redrive", load + "/poison", "{}");
+        assertThatThrownBy(() -> queue.redrive(load, "poison", redrive)).isInstanceOf(SdkException.class);
+
+        assertThat(audits.list(new AuditQuery(null, "otto", 0, 10))).extracting(AuditEntry::result).hasSize(2)
+                .anySatisfy(result -> assertThat(result).isEqualTo("{\"redriven\": true}"))
+                .anySatisfy(result -> assertThat(result).startsWith("{\"redriven\":false,\"error\":"));
     }
 }

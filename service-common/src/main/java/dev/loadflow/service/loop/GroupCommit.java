@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Group commit for callers on many threads: each {@link #submit} waits for its item to be
@@ -13,25 +14,39 @@ import java.util.function.Function;
  * thread of its own and no timer: the first caller to find no write under way writes
  * everything pending (up to {@code maxBatch}), then hands the turn to the oldest waiter, so
  * nobody writes for others longer than one batch. Under light load every item goes alone, at
- * once; under heavy load a batch holds what arrived during one write.
+ * once; under heavy load a batch holds what arrived during one write. A batch the store refused
+ * for its content ({@code refusedForAnItem}: the store answered with an error, rather than failed
+ * to answer) is written again item by item, so one item the store refuses fails only its own
+ * caller; any other failure fails the batch's callers at once (a store that does not answer
+ * would not answer each of them either).
  *
  * @param <T> what is written
  * @param <R> what each caller learns about its item
  */
 public final class GroupCommit<T, R> {
 
-    /** How a batch is written: one result per item, in order. Throwing fails every item of the batch. */
+    /**
+     * How a batch is written: one result per item, in order. Throwing writes nothing (one transaction), and the
+     * batch's items are then written one by one.
+     */
     private final Function<List<T>, List<R>> write;
     private final int maxBatch;
+    private final Predicate<RuntimeException> refusedForAnItem;
     private final ArrayDeque<Pending<T, R>> pending = new ArrayDeque<>();
     private boolean writing;
 
+    /** A group commit whose every failure fails the whole batch. */
     public GroupCommit(Function<List<T>, List<R>> write, int maxBatch) {
+        this(write, maxBatch, e -> false);
+    }
+
+    public GroupCommit(Function<List<T>, List<R>> write, int maxBatch, Predicate<RuntimeException> refusedForAnItem) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
         }
         this.write = write;
         this.maxBatch = maxBatch;
+        this.refusedForAnItem = refusedForAnItem;
     }
 
     /**
@@ -71,15 +86,20 @@ public final class GroupCommit<T, R> {
             }
         }
         try {
-            List<R> results = write.apply(batch.stream().map(p -> p.item).toList());
-            if (results.size() != batch.size()) {
-                throw new IllegalStateException("a write of " + batch.size() + " items returned " + results.size() + " results");
-            }
-            for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).finish(results.get(i));
-            }
+            finish(batch);
         } catch (RuntimeException e) {
-            batch.forEach(p -> p.fail(e));
+            if (batch.size() == 1 || !refusedForAnItem.test(e)) {
+                batch.forEach(p -> p.fail(e));
+            } else {
+                // which item the store refused is not known: each is written alone, and only that one fails
+                for (Pending<T, R> alone : batch) {
+                    try {
+                        finish(List.of(alone));
+                    } catch (RuntimeException itsOwn) {
+                        alone.fail(itsOwn);
+                    }
+                }
+            }
         }
         Pending<T, R> next;
         synchronized (this) {
@@ -90,6 +110,16 @@ public final class GroupCommit<T, R> {
         }
         if (next != null) {
             next.turn.complete(true);
+        }
+    }
+
+    private void finish(List<Pending<T, R>> batch) {
+        List<R> results = write.apply(batch.stream().map(p -> p.item).toList());
+        if (results.size() != batch.size()) {
+            throw new IllegalStateException("a write of " + batch.size() + " items returned " + results.size() + " results");
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).finish(results.get(i));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.loadflow.service.security;
 
+import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.credential.TokenCredential;
 import io.quarkus.security.identity.IdentityProviderManager;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -17,6 +18,7 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
+import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.util.Optional;
@@ -26,8 +28,8 @@ import java.util.Set;
  * {@code Authorization: Bearer <token>} for every caller. A configured token
  * ({@link StaticTokens}: a source's ingest token, or the break-glass token) becomes its
  * caller at once; anything else is a person's JWT, verified by smallrye-jwt (RS256,
- * {@code mp.jwt.verify.publickey.location}, {@code mp.jwt.verify.issuer}; {@code groups} are
- * the roles, the subject is the principal). Where {@code loadflow.auth.cookie} names a cookie
+ * {@code mp.jwt.verify.publickey.location}, {@code mp.jwt.verify.issuer},
+ * {@code mp.jwt.verify.audiences}; {@code groups} are the roles, the subject is the principal). Where {@code loadflow.auth.cookie} names a cookie
  * (the console's session), the token may come in it instead of the header.
  */
 @Alternative
@@ -65,10 +67,27 @@ public class BearerAuthentication implements HttpAuthenticationMechanism {
             return Uni.createFrom().item(QuarkusSecurityIdentity.builder()
                     .setPrincipal(new QuarkusPrincipal(caller.get().name()))
                     .addRoles(caller.get().roles())
+                    .addAttribute(StaticTokens.EVENT_TYPES, caller.get().eventTypes())
                     .addCredential(new TokenCredential(token.get(), "bearer"))
                     .build());
         }
-        return jwt.authenticate(context, identities);
+        return jwt.authenticate(context, identities).onItem().ifNotNull().transform(BearerAuthentication::bySubject);
+    }
+
+    /**
+     * A person's identity named by the JWT's {@code sub}: the one claim an identity provider keeps
+     * stable and unique per person ({@code upn} and {@code preferred_username} may be reassigned
+     * or changed by the person). A JWT without a subject names nobody and is refused.
+     */
+    static SecurityIdentity bySubject(SecurityIdentity identity) {
+        if (!(identity.getPrincipal() instanceof JsonWebToken token)) {
+            return identity;
+        }
+        String subject = token.getSubject();
+        if (subject == null || subject.isBlank()) {
+            throw new AuthenticationFailedException("a JWT without a subject");
+        }
+        return QuarkusSecurityIdentity.builder(identity).setPrincipal(new QuarkusPrincipal(subject)).build();
     }
 
     @Override

@@ -100,6 +100,50 @@ class GroupCommitTest {
         assertThat(group.submit(14)).isEqualTo(14);
     }
 
+    @Test
+    void anItemTheStoreRefusesFailsOnlyItsOwnCallerAndTheOthersOfItsBatchAreWritten() throws Exception {
+        List<List<Integer>> writes = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch firstWriteStarted = new CountDownLatch(1);
+        CountDownLatch releaseFirstWrite = new CountDownLatch(1);
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(items -> {
+            if (items.contains(0)) {
+                firstWriteStarted.countDown();
+                await(releaseFirstWrite);
+            }
+            if (items.contains(13)) {
+                throw new IllegalArgumentException("13 refused");
+            }
+            writes.add(items);
+            return items;
+        }, 100, e -> e instanceof IllegalArgumentException);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<Integer> first = threads.submit(() -> group.submit(0));
+            firstWriteStarted.await();
+            List<Future<Integer>> batch = new ArrayList<>();
+            for (int i = 10; i <= 16; i++) {
+                int item = i;
+                batch.add(threads.submit(() -> group.submit(item)));
+            }
+            while (group.waiting() < 7) {
+                Thread.onSpinWait();
+            }
+            releaseFirstWrite.countDown();
+
+            assertThat(first.get()).isZero();
+            for (int i = 10; i <= 16; i++) {
+                Future<Integer> mine = batch.get(i - 10);
+                if (i == 13) {
+                    assertThatThrownBy(mine::get).hasCauseInstanceOf(IllegalArgumentException.class).hasMessageContaining("13 refused");
+                } else {
+                    assertThat(mine.get()).isEqualTo(i);
+                }
+            }
+        }
+        assertThat(writes.stream().flatMap(List::stream).toList()).as("every other item written once")
+                .containsExactlyInAnyOrder(0, 10, 11, 12, 14, 15, 16);
+        assertThat(writes).as("the failed batch written again item by item").hasSize(7);
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await();

@@ -14,11 +14,18 @@ import java.util.Map;
  * Gives a {@code @QuarkusTest} a fresh migrated database on the test JVM's PostgreSQL
  * (embedded, or the server the standard datasource variables name) and points both the
  * reactive and the JDBC datasource at it, and makes the service trust the {@link TestCallers}.
+ * The service connects as production's services do, as a member of the runtime role
+ * {@code loadflow_app} (no DDL, the audit trail insert-only); only its migrations run as the
+ * schema's owner ({@code quarkus.flyway.username}).
  */
 public class PostgresTestResource implements QuarkusTestResourceLifecycleManager {
 
     /** Init arg: {@code "false"} leaves the database unmigrated (a migration Job that has not run yet). */
     public static final String MIGRATE = "migrate";
+
+    /** The login role the services under test connect as: a member of {@code loadflow_app}. */
+    public static final String SERVICE_ROLE = "loadflow_service_test";
+    private static final String SERVICE_PASSWORD = "service-test-password";
 
     private static volatile TestDatabase current;
     private static volatile int managementPort;
@@ -55,12 +62,29 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
         managementPort = freePort();
         config.put("quarkus.management.port", String.valueOf(managementPort));
         config.put("quarkus.management.test-port", String.valueOf(managementPort));
+        serviceRole(database);
         config.putAll(Map.of(
                 "quarkus.datasource.reactive.url", database.reactiveUrl(),
                 "quarkus.datasource.jdbc.url", database.jdbcUrl(),
-                "quarkus.datasource.username", database.user(),
-                "quarkus.datasource.password", database.password()));
+                "quarkus.datasource.username", SERVICE_ROLE,
+                "quarkus.datasource.password", SERVICE_PASSWORD,
+                "quarkus.flyway.username", database.user(),
+                "quarkus.flyway.password", database.password()));
         return config;
+    }
+
+    /**
+     * The services' login role. {@code loadflow_app} is the migrations' (V20), made here too when this
+     * server has not migrated a database yet, so that a service may start before its migration ran.
+     */
+    private static void serviceRole(TestDatabase database) {
+        database.execute("""
+                DO $$ BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN CREATE ROLE loadflow_app NOLOGIN; END IF;
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%1$s') THEN CREATE ROLE %1$s LOGIN IN ROLE loadflow_app; END IF;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; -- made meanwhile by another test JVM
+                END $$""".formatted(SERVICE_ROLE));
+        database.execute("ALTER ROLE " + SERVICE_ROLE + " PASSWORD '" + SERVICE_PASSWORD + "'");
     }
 
     private static int freePort() {

@@ -24,8 +24,13 @@ import java.util.Set;
 public final class TestCallers {
 
     public static final String ISSUER = "loadflow";
+    /** The audience every service requires ({@code mp.jwt.verify.audiences}). */
+    public static final String AUDIENCE = "loadflow";
     public static final String SOURCE = "telematics";
     public static final String INGEST_TOKEN = "ingest-token-of-telematics";
+    /** A source that owns one event type only: the SMS gateway, {@code InboundSms}. */
+    public static final String SMS_GATEWAY = "sms-gateway";
+    public static final String SMS_GATEWAY_TOKEN = "ingest-token-of-the-sms-gateway";
 
     private static final KeyPair KEYS = rsa();
     private static final Path PUBLIC_KEY = pem(KEYS);
@@ -38,7 +43,9 @@ public final class TestCallers {
         return Map.of(
                 "mp.jwt.verify.publickey.location", PUBLIC_KEY.toString(),
                 "mp.jwt.verify.issuer", ISSUER,
-                "loadflow.ingest.tokens", SOURCE + ":" + INGEST_TOKEN);
+                "loadflow.ingest.tokens", SOURCE + ":" + INGEST_TOKEN,
+                "loadflow.ingest.sources." + SMS_GATEWAY + ".token", SMS_GATEWAY_TOKEN,
+                "loadflow.ingest.sources." + SMS_GATEWAY + ".event-types", "InboundSms");
     }
 
     /** A person who may read: {@code vera}, group {@code loadflow-viewer}. */
@@ -58,7 +65,16 @@ public final class TestCallers {
 
     /** The claims of a valid token, to spoil one way or another. */
     public static JwtClaimsBuilder claims(String subject) {
-        return Jwt.issuer(ISSUER).subject(subject).expiresIn(300);
+        return Jwt.issuer(ISSUER).audience(AUDIENCE).subject(subject).expiresIn(300);
+    }
+
+    /** The PEM text of the public key the services verify with (what a forger can read). */
+    public static String publicKeyPem() {
+        try {
+            return Files.readString(PUBLIC_KEY);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Signs with the test key pair. */

@@ -30,6 +30,13 @@ public final class EventCodec {
             Set.of("eventId", "loadId", "type", "occurredAt", "receivedAt", "correlationId", "causationId", "payload",
                     "source", "traceparent");
     private static final Pattern PHONE = Pattern.compile("\\+[1-9][0-9]{1,14}");
+
+    /** The most characters of an id that names something outside loadflow (correlation, causation). */
+    public static final int MAX_ID = 128;
+    /** The most characters of a stage name. */
+    public static final int MAX_STAGE = 64;
+    /** The most characters of an SMS text: a provider's limit (ten concatenated segments). */
+    public static final int MAX_SMS_TEXT = 1_600;
     private static final Pattern CLIENT_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
     private EventCodec() {
@@ -43,7 +50,10 @@ public final class EventCodec {
         if (!InboundIds.isValidLoadId(loadId)) {
             throw new InvalidJsonException("loadId", "must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'");
         }
-        JsonReader r = JsonReader.parse(json).allowOnly(INGEST_FIELDS);
+        JsonReader r = JsonReader.parse(json);
+        // before any field is read: what PostgreSQL (jsonb, text) or a log line could not take as it is
+        TextRules.requirePrintable(r.node(), "$");
+        r.allowOnly(INGEST_FIELDS);
         String eventId = r.text("eventId");
         if (!InboundIds.isValidEventId(eventId)) {
             throw new InvalidJsonException("eventId", "must be 1 to 128 characters of [A-Za-z0-9_.-], got '" + eventId + "'");
@@ -57,8 +67,9 @@ public final class EventCodec {
             throw new InvalidJsonException("type", type.wire() + " events come only from loadflow's own services, never through ingest");
         }
         Instant occurredAt = r.instant("occurredAt");
-        String correlationId = r.has("correlationId") ? r.text("correlationId") : eventId;
-        return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, r.optionalText("causationId"),
+        String correlationId = r.has("correlationId") ? r.text("correlationId", MAX_ID) : eventId;
+        String causationId = r.has("causationId") ? r.text("causationId", MAX_ID) : null;
+        return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, causationId,
                 payload(type, r.object("payload")));
     }
 
@@ -109,7 +120,7 @@ public final class EventCodec {
                 if (!CLIENT_ID.matcher(clientId).matches()) {
                     throw new InvalidJsonException(p.field("clientId"), "must be 1 to 63 characters of [a-z0-9-], got '" + clientId + "'");
                 }
-                yield new EventPayload.LoadAssigned(clientId, phone(p, "driverPhone"), p.text("stage"));
+                yield new EventPayload.LoadAssigned(clientId, phone(p, "driverPhone"), p.text("stage", MAX_STAGE));
             }
             case LOCATION_PING -> {
                 p.allowOnly(Set.of("risk", "lat", "lon"));
@@ -121,7 +132,7 @@ public final class EventCodec {
             }
             case INBOUND_SMS -> {
                 p.allowOnly(Set.of("from", "text"));
-                yield new EventPayload.InboundSms(phone(p, "from"), p.anyText("text"));
+                yield new EventPayload.InboundSms(phone(p, "from"), p.anyText("text", MAX_SMS_TEXT));
             }
             case TIMER_FIRED -> {
                 p.allowOnly(Set.of("timerId", "askId", "attempt", "fireAt"));

@@ -78,9 +78,26 @@ public final class JsonReader {
         return value.textValue();
     }
 
+    /** A non-blank string of at most {@code maxLength} characters. */
+    public String text(String name, int maxLength) {
+        return atMost(name, text(name), maxLength);
+    }
+
     /** A string that may be empty but must be present. */
     public String anyText(String name) {
         return required(name, JsonNodeType.STRING).textValue();
+    }
+
+    /** A string that may be empty but must be present, of at most {@code maxLength} characters. */
+    public String anyText(String name, int maxLength) {
+        return atMost(name, anyText(name), maxLength);
+    }
+
+    private String atMost(String name, String value, int maxLength) {
+        if (value.length() > maxLength) {
+            throw new InvalidJsonException(field(name), "at most " + maxLength + " characters, got " + value.length());
+        }
+        return value;
     }
 
     public String optionalText(String name) {

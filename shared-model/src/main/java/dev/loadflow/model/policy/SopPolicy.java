@@ -26,6 +26,8 @@ import java.util.function.Function;
  *   <li>a current timer with attempts left takes the next step (SMS again, new timer); when
  *       the attempts are spent, an urgent {@code create_hero_task} and the ask closes;</li>
  *   <li>a driver's SMS answers every open ask: {@code cancel_timer} and {@code post_hero_slack};</li>
+ *   <li>an SMS from a number that is not the load's driver's answers no ask: a Hero task says
+ *       who wrote what ({@link #fromStranger});</li>
  *   <li>a failed SMS (an external action) → an urgent {@code create_hero_task}, unless the
  *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED");</li>
  *   <li>a later {@code LoadAssigned} that moves the load to another stage → {@code update_stage},
@@ -50,7 +52,7 @@ public final class SopPolicy implements DecisionPolicy {
             case EventPayload.LoadAssigned assigned -> onAssigned(event, assigned, state);
             case EventPayload.LocationPing ping -> onPing(event, ping, state, now);
             case EventPayload.TimerFired fired -> onTimer(fired, state, now);
-            case EventPayload.InboundSms sms -> onDriverSms(sms, state);
+            case EventPayload.InboundSms sms -> fromStranger(sms, state) ? onStrangerSms(event, sms, state) : onDriverSms(sms, state);
             case EventPayload.ActionOutcome outcome -> onFailedOutcome(outcome, state);
         };
     }
@@ -109,6 +111,24 @@ public final class SopPolicy implements DecisionPolicy {
                         + " went unanswered. Please call the driver.");
         return new Decision(List.of(task), true, "no answer after " + ask.step() + " attempts: Hero task",
                 List.of(ask.askId().toString()));
+    }
+
+    /**
+     * Whether {@code sms} comes from a number other than the load's driver's (or the load has no
+     * driver yet). Such a message answers no ask, whoever decides: anyone who learns the load's
+     * number could otherwise silence the driver's reminders.
+     */
+    public static boolean fromStranger(EventPayload.InboundSms sms, LoadState state) {
+        return state.driverPhone() == null || !state.driverPhone().equals(sms.from());
+    }
+
+    private Decision onStrangerSms(InboundEvent event, EventPayload.InboundSms sms, LoadState state) {
+        ActionKey key = ActionKey.heroTaskAfterDuplicate(state.loadId(), event.eventId());
+        return new Decision(List.of(new Action.CreateHeroTask(key.subject(), 1,
+                "An SMS from a number that is not the driver's on load " + state.loadId(), Urgency.NORMAL,
+                sms.from() + " wrote: \"" + sms.text() + "\". It answered no ask"
+                        + (state.openAsks().isEmpty() ? "." : "; " + state.openAsks().size() + " still open."))),
+                true, "SMS from a number that is not the driver's: Hero task", List.of());
     }
 
     private Decision onDriverSms(EventPayload.InboundSms sms, LoadState state) {

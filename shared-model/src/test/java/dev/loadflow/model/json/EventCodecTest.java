@@ -73,12 +73,45 @@ class EventCodecTest {
             "unknown field         | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"ocurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}}|ocurredAt",
             "bad phone             | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"from\":\"555-0100\",\"text\":\"hi\"}}|payload.from",
             "other load in body    | {\"eventId\":\"e1\",\"loadId\":\"999\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"from\":\"+15550100\",\"text\":\"hi\"}}|loadId",
+            "NUL in the SMS text   | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"from\":\"+15550100\",\"text\":\"a\\u0000b\"}}|payload.text",
+            "NUL in correlationId  | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"correlationId\":\"c\\u0000\",\"payload\":{\"from\":\"+15550100\",\"text\":\"hi\"}}|correlationId",
+            "escape in a stage     | {\"eventId\":\"e1\",\"type\":\"LoadAssigned\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"clientId\":\"client-a\",\"driverPhone\":\"+15550100\",\"stage\":\"\\u001b[31m\"}}|payload.stage",
+            "lone surrogate        | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"from\":\"+15550100\",\"text\":\"\\ud800x\"}}|payload.text",
+            "NUL in a field name   | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"fr\\u0000om\":\"+15550100\",\"text\":\"hi\"}}|payload.fr\uFFFDom",
     })
     void badEnvelopesAreRefusedNamingTheField(String problem, String json, String field) {
         assertThatThrownBy(() -> EventCodec.parseIngest("481207", json, RECEIVED))
                 .isInstanceOf(InvalidJsonException.class)
                 .satisfies(e -> assertThat(((InvalidJsonException) e).field()).as(problem).isEqualTo(field))
                 .hasMessageStartingWith(field + ":");
+    }
+
+    @ParameterizedTest(name = "{0} of {1} characters")
+    @CsvSource({"payload.text, 1600", "correlationId, 128", "causationId, 128", "payload.stage, 64"})
+    void textIsBoundedAndOneCharacterMoreIsRefused(String field, int max) {
+        assertThat(EventCodec.parseIngest("481207", withField(field, "x".repeat(max)), RECEIVED).eventId()).isEqualTo("e1");
+        assertThatThrownBy(() -> EventCodec.parseIngest("481207", withField(field, "x".repeat(max + 1)), RECEIVED))
+                .isInstanceOf(InvalidJsonException.class)
+                .hasMessage(field + ": at most " + max + " characters, got " + (max + 1));
+    }
+
+    @Test
+    void tabsLineBreaksAndCharactersBeyondTheBasicPlaneAreText() {
+        InboundEvent sms = EventCodec.parseIngest("481207", withField("payload.text", "ETA\\t9:30\\r\\nok \\ud83d\\ude9a"), RECEIVED);
+
+        assertThat(((EventPayload.InboundSms) sms.payload()).text()).isEqualTo("ETA\t9:30\r\nok \uD83D\uDE9A");
+    }
+
+    /** An InboundSms (or for {@code payload.stage} a LoadAssigned) whose {@code field} is {@code value}. */
+    private static String withField(String field, String value) {
+        String correlation = field.equals("correlationId") ? value : "c-1";
+        String causation = field.equals("causationId") ? ",\"causationId\":\"" + value + "\"" : "";
+        String payload = field.equals("payload.stage")
+                ? "\"type\":\"LoadAssigned\",\"payload\":{\"clientId\":\"client-a\",\"driverPhone\":\"+15550100\",\"stage\":\"" + value + "\"}"
+                : "\"type\":\"InboundSms\",\"payload\":{\"from\":\"+15550100\",\"text\":\""
+                        + (field.equals("payload.text") ? value : "hi") + "\"}";
+        return "{\"eventId\":\"e1\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"correlationId\":\"" + correlation + "\""
+                + causation + "," + payload + "}";
     }
 
     @Test

@@ -1,0 +1,38 @@
+package dev.loadflow.service.security;
+
+import io.smallrye.config.ConfigMapping;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** The sources that may ingest, and what each may post. */
+@ConfigMapping(prefix = "loadflow.ingest")
+public interface IngestSources {
+
+    /**
+     * Comma-separated {@code source:token} pairs (env {@code LOADFLOW_INGEST_TOKENS}); each of
+     * these sources may post every ingestible event type.
+     */
+    Optional<List<String>> tokens();
+
+    /**
+     * Sources by name ({@code loadflow.ingest.sources.<name>.*}, env
+     * {@code LOADFLOW_INGEST_SOURCES_<NAME>_TOKEN}): each with its token and the event types it owns.
+     */
+    Map<String, Source> sources();
+
+    /** One source. */
+    interface Source {
+
+        /** The source's bearer token. */
+        String token();
+
+        /**
+         * The event types it may post ({@code LoadAssigned}, {@code LocationPing}, {@code InboundSms});
+         * absent: every ingestible type. Another type is refused with {@code 403}.
+         */
+        Optional<Set<String>> eventTypes();
+    }
+}
