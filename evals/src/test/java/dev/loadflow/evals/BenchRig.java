@@ -13,6 +13,7 @@ import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.evals.sim.ChannelSimulator;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.outbox.PgOutbox;
@@ -56,10 +57,10 @@ final class BenchRig implements AutoCloseable {
     static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
 
     /** The loops' linger, as in the services (-Dloadflow.bench.linger-ms to compare). */
-    /** Rows in hand per dispatcher (as {@code loadflow.dispatcher.concurrency}). */
+    /** Internal actions in hand per dispatcher (as {@code loadflow.dispatcher.concurrency}). */
     static final int SENDS = Integer.getInteger("loadflow.bench.dispatcher-concurrency", 128);
-    /** Concurrent sends per channel and dispatcher (as {@code loadflow.channels.<channel>.max-concurrency}). */
-    static final int CHANNEL_SENDS = Integer.getInteger("loadflow.bench.channel-concurrency", 16);
+    /** The ceiling of a channel's adaptive in-flight limit per dispatcher (as {@code loadflow.channels.<channel>.max-concurrency}). */
+    static final int CHANNEL_SENDS = Integer.getInteger("loadflow.bench.channel-concurrency", 256);
     static final Duration LINGER = Duration.ofMillis(Long.getLong("loadflow.bench.linger-ms", 5));
 
     /**
@@ -143,21 +144,25 @@ final class BenchRig implements AutoCloseable {
         return new dev.loadflow.worker.lock.PgLoadLock(pool, 16); // half the rig's pool of 32
     }
 
-    /** Starts one more dispatcher: batches of 50, 128 rows in hand, 16 requests in flight to a channel (the defaults). */
+    /**
+     * Starts one more dispatcher as shipped: batches of 50 per channel, 128 internal actions in hand, and per
+     * channel an adaptive in-flight limit up to 256 (the defaults).
+     */
     void startDispatcher() {
         ChannelClients clients = new ChannelClients(PlainConfigs.channels(channels.base()),
                 "jdk".equals(System.getProperty("loadflow.bench.transport")) ? new JdkHttpTransport()
-                        : new VertxHttpTransport(vertx, SENDS), CLOCK);
+                        : new VertxHttpTransport(vertx, CHANNEL_SENDS), CLOCK);
         DispatcherMetrics metrics = new DispatcherMetrics(registry);
+        ChannelGuards guards = new ChannelGuards(PlainConfigs.circuit(1000), c -> CHANNEL_SENDS, registry,
+                ChannelGuards.CircuitListener.NONE);
         Delivery delivery = new Delivery(clients, new InternalActions(timers, new PgLoadStages(pool), CLOCK),
-                new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK),
-                new ChannelGuards(PlainConfigs.circuit(1000), c -> CHANNEL_SENDS, registry, ChannelGuards.CircuitListener.NONE));
+                new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK), guards);
         Finisher finisher = new Finisher(outbox, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
                 new PgOpsAlerts(pool), metrics, CLOCK);
         RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, finisher, metrics, CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
-                50, SENDS, Duration.ofSeconds(1), LINGER);
+                50, channel -> channel == Channel.INTERNAL ? SENDS : guards.capacity(channel), Duration.ofSeconds(1), LINGER);
         loop.start();
         loops.add(loop);
     }

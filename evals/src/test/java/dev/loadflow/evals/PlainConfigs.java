@@ -57,7 +57,12 @@ final class PlainConfigs {
 
             @Override
             public int maxConcurrency() {
-                return 16;
+                return 256;
+            }
+
+            @Override
+            public double rate() {
+                return 0;
             }
         };
     }

@@ -29,14 +29,15 @@ public interface DispatcherConfig {
     @WithDefault("PT30S")
     Duration backoffMax();
 
-    /** Rows claimed per round trip. */
+    /** The most rows of one channel a claim takes. */
     @WithDefault("50")
     int batchSize();
 
     /**
-     * Rows in hand at once per instance, from their send until their outcome and mark are
-     * written (each channel also limits its own requests in flight). Rows finishing together
-     * are written together, so more in hand means fewer statements per row.
+     * Internal actions (timers, stages) in hand at once per instance, from their claim until their
+     * outcome and mark are written. Each external channel holds as many rows as its adaptive limit
+     * lets it send at once ({@code loadflow.channels.<c>.max-concurrency} its ceiling), apart from
+     * these: no row waits behind another channel's.
      */
     @WithDefault("128")
     int concurrency();

@@ -97,13 +97,16 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, MeterRegistry registry, Pool pool, Clock clock) {
-        ChannelGuards guards = new ChannelGuards(config.circuit(), channel -> switch (channel) {
-            case SMS -> channels.sms().maxConcurrency();
-            case HERO -> channels.hero().maxConcurrency();
-            case SLACK -> channels.slack().maxConcurrency();
-            case FANOUT -> channels.stageWebhooks().maxConcurrency();
-            case INTERNAL -> config.concurrency();
-        }, registry, new CircuitRecorder(new PgChannelCircuits(pool), clock));
+        ChannelGuards guards = new ChannelGuards(config.circuit(), channel -> {
+            ChannelsConfig.Calls calls = switch (channel) {
+                case SMS -> channels.sms();
+                case HERO -> channels.hero();
+                case SLACK -> channels.slack();
+                case FANOUT -> channels.stageWebhooks();
+                case INTERNAL -> throw new IllegalArgumentException("internal actions are applied in the database, not sent");
+            };
+            return new ChannelGuards.Pace(calls.maxConcurrency(), calls.rate());
+        }, registry, new CircuitRecorder(new PgChannelCircuits(pool), clock), System::nanoTime);
         guards.register(Channel.SMS, Channel.HERO, Channel.SLACK, Channel.FANOUT);
         return guards;
     }
@@ -129,8 +132,9 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     DispatchLoop loop(Outbox outbox, RowDispatcher dispatcher, PgNotifications notifications, Clock clock,
-                      DispatcherConfig config) {
-        return new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock,
-                config.batchSize(), config.concurrency(), config.pollInterval(), config.linger());
+                      DispatcherConfig config, ChannelGuards guards) {
+        return new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock, config.batchSize(),
+                channel -> channel == Channel.INTERNAL ? config.concurrency() : guards.capacity(channel),
+                config.pollInterval(), config.linger());
     }
 }

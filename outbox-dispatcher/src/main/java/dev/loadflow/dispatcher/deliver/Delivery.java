@@ -27,7 +27,10 @@ public final class Delivery {
     public record Sent(SendResult result) implements Attempt {
     }
 
-    /** Not tried: {@code channel}'s circuit is open, and trial calls start after {@code openFor}. */
+    /**
+     * Not tried: {@code channel}'s circuit is open (trial calls start after {@code openFor}), or the
+     * channel had no slot for it in time (it is given back, due again after {@code openFor}).
+     */
     public record CircuitOpen(Channel channel, Duration openFor) implements Attempt {
     }
 
@@ -72,6 +75,7 @@ public final class Delivery {
         }
         long took = System.nanoTime() - start;
         switch (result) {
+            case SendResult.Retryable busy when busy.overloaded() -> permit.get().overloaded(took, busy.reason(), busy.retryAfter());
             case SendResult.Retryable failed -> permit.get().failed(took, failed.reason());
             case SendResult.Delivered delivered -> permit.get().succeeded(took);
             case SendResult.Permanent refused -> permit.get().released();

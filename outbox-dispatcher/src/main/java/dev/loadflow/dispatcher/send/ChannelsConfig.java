@@ -45,9 +45,20 @@ public interface ChannelsConfig {
         @WithDefault("PT5S")
         Duration timeout();
 
-        /** Requests in flight to this channel at once, per instance. */
-        @WithDefault("16")
+        /**
+         * The ceiling of this channel's adaptive limit of requests in flight, per instance: the limit
+         * grows toward it while the provider's latency holds and shrinks as latency rises or the
+         * provider answers 429 or 503. A request in flight costs little (it waits on the event loop).
+         */
+        @WithDefault("256")
         int maxConcurrency();
+
+        /**
+         * Messages per second this instance may send to the channel; 0 for no limit. Set it from the
+         * provider's published limit divided by the dispatcher's replicas.
+         */
+        @WithDefault("0")
+        double rate();
     }
 
     interface Endpoint extends Calls {

@@ -19,7 +19,17 @@ public sealed interface SendResult {
     record Delivered(String receipt) implements SendResult {
     }
 
-    record Retryable(String reason, Optional<Duration> retryAfter) implements SendResult {
+    /** @param status the provider's HTTP status, 0 when it gave none (a timeout, a lost connection, the database) */
+    record Retryable(String reason, Optional<Duration> retryAfter, int status) implements SendResult {
+
+        public Retryable(String reason, Optional<Duration> retryAfter) {
+            this(reason, retryAfter, 0);
+        }
+
+        /** The provider said it is over its capacity (429, 503): send to it more slowly. */
+        public boolean overloaded() {
+            return status == 429 || status == 503;
+        }
     }
 
     record Permanent(String reason) implements SendResult {
@@ -34,7 +44,7 @@ public sealed interface SendResult {
             return new Delivered(body == null ? "" : body);
         }
         if (status >= 500 || RETRYABLE_4XX.contains(status)) {
-            return new Retryable(summary, retryAfter(retryAfterHeader, clock));
+            return new Retryable(summary, retryAfter(retryAfterHeader, clock), status);
         }
         return new Permanent(summary);
     }

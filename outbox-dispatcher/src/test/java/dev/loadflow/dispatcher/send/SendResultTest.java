@@ -40,6 +40,8 @@ class SendResultTest {
         assertThat(SendResult.retryAfter("Mon, 30 Nov 2026 06:00:00 GMT", clock)).contains(Duration.ZERO);
         assertThat(SendResult.retryAfter("soon", clock)).isEmpty();
         assertThat(SendResult.of(429, "", "7", clock))
-                .isEqualTo(new SendResult.Retryable("429", Optional.of(Duration.ofSeconds(7))));
+                .isEqualTo(new SendResult.Retryable("429", Optional.of(Duration.ofSeconds(7)), 429));
+        assertThat(((SendResult.Retryable) SendResult.of(503, "", null, clock)).overloaded()).isTrue();
+        assertThat(((SendResult.Retryable) SendResult.of(500, "", null, clock)).overloaded()).isFalse();
     }
 }

@@ -28,6 +28,14 @@ public interface Outbox {
      */
     List<OutboxRow> pending(int limit, Instant now);
 
+    /**
+     * Claims, for each channel of {@code wanted}, up to its number of rows of that channel that are
+     * due at {@code now}, oldest first within the channel; as {@link #pending(int, Instant)} in all
+     * else. A dispatcher asks each channel for what it can send at once, so rows of a slow channel
+     * are never claimed to wait behind its requests, and never hold back another channel's rows.
+     */
+    List<OutboxRow> pending(Map<Channel, Integer> wanted, Instant now);
+
     /** Whether {@code claimToken} still holds the row at {@code now}: re-checked right before each send. */
     boolean isClaimHeld(String outboxId, UUID claimToken, Instant now);
 

@@ -372,6 +372,32 @@ public abstract class OutboxContract {
 
     @Test
     final void eightClaimersAndAThousandRowsClaimEachRowExactlyOnce() throws Exception {
+        eightClaimersClaimEachOfAThousandRowsOnce(() -> outbox.pending(7, T0));
+    }
+
+    @Test
+    final void eightClaimersAskingPerChannelClaimEachRowExactlyOnce() throws Exception {
+        eightClaimersClaimEachOfAThousandRowsOnce(() -> outbox.pending(Map.of(Channel.SMS, 4, Channel.INTERNAL, 3), T0));
+    }
+
+    @Test
+    final void aClaimPerChannelTakesEachChannelsOwnNumberOldestFirst() {
+        List<String> sms = List.of(stageAsk(T0), stageAsk(T0.plusSeconds(1)), stageAsk(T0.plusSeconds(2)));
+        Instant now = T0.plusSeconds(10);
+
+        List<OutboxRow> first = outbox.pending(Map.of(Channel.SMS, 2), now);
+        List<OutboxRow> second = outbox.pending(Map.of(Channel.INTERNAL, 1, Channel.SMS, 5, Channel.SLACK, 3, Channel.HERO, 0), now);
+
+        assertThat(first).extracting(OutboxRow::outboxId).as("the two oldest").containsExactlyInAnyOrder(sms.get(0), sms.get(1));
+        assertThat(second).extracting(OutboxRow::outboxId).containsExactlyInAnyOrder(
+                sms.get(2), sms.get(0).replace("/send_sms", "/set_timer"));
+        assertThat(second).allSatisfy(row -> assertThat(row.claimedUntil()).isEqualTo(now.plus(LEASE)));
+        assertThat(outbox.pending(Map.of(), now)).isEmpty();
+        assertThat(outbox.pending(Map.of(Channel.INTERNAL, 10), now)).as("the set_timer rows left").hasSize(2);
+    }
+
+    /** Eight threads claim with {@code claim} until nothing is left of 1,000 rows (500 asks); each row once. */
+    private void eightClaimersClaimEachOfAThousandRowsOnce(Callable<List<OutboxRow>> claim) throws Exception {
         for (int i = 0; i < 500; i++) {
             stageAsk(T0);
         }
@@ -381,7 +407,7 @@ public abstract class OutboxContract {
             claimers.add(() -> {
                 int mine = 0;
                 while (true) {
-                    List<OutboxRow> batch = outbox.pending(7, T0);
+                    List<OutboxRow> batch = claim.call();
                     if (batch.isEmpty()) {
                         return mine;
                     }

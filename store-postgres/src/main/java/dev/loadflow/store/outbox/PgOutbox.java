@@ -52,6 +52,25 @@ public final class PgOutbox implements Outbox {
             FROM due WHERE outbox_id = due.due_id
             RETURNING\s""" + COLUMNS;
 
+    /**
+     * CLAIM per channel: $3 the channels, $4 how many of each. One index walk per channel
+     * ({@code outbox_channel_due_idx}, V21), each locking at most its own number.
+     */
+    static final String CLAIM_PER_CHANNEL = """
+            WITH due AS MATERIALIZED (
+                SELECT d.outbox_id AS due_id
+                FROM unnest($3::text[], $4::int[]) AS c(channel, wanted)
+                CROSS JOIN LATERAL (
+                    SELECT outbox_id FROM outbox
+                    WHERE status = 'pending' AND channel = c.channel AND available_at <= $1
+                    ORDER BY available_at
+                    LIMIT c.wanted
+                    FOR UPDATE SKIP LOCKED) d)
+            UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+                              attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
+            FROM due WHERE outbox_id = due.due_id
+            RETURNING\s""" + COLUMNS;
+
     static final String CLAIM_HELD = """
             SELECT 1 FROM outbox
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND claimed_until > $3""";
@@ -160,6 +179,20 @@ public final class PgOutbox implements Outbox {
     public List<OutboxRow> pending(int limit, Instant now) {
         RowSet<Row> rows = Pg.await(pool.preparedQuery(CLAIM)
                 .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit)));
+        List<OutboxRow> claimed = map(rows);
+        claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
+        return claimed;
+    }
+
+    @Override
+    public List<OutboxRow> pending(Map<Channel, Integer> wanted, Instant now) {
+        List<Map.Entry<Channel, Integer>> asked = wanted.entrySet().stream().filter(e -> e.getValue() > 0).toList();
+        if (asked.isEmpty()) {
+            return List.of();
+        }
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)),
+                asked.stream().map(e -> e.getKey().wire()).toArray(String[]::new),
+                asked.stream().map(Map.Entry::getValue).toArray(Integer[]::new))));
         List<OutboxRow> claimed = map(rows);
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
         return claimed;

@@ -1,0 +1,84 @@
+package dev.loadflow.dispatcher.protect;
+
+import dev.loadflow.dispatcher.DispatcherConfig;
+import dev.loadflow.model.action.Channel;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ChannelGuardsTest {
+
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+    private ChannelGuards guards(ChannelGuards.Pace pace) {
+        return new ChannelGuards(circuit(), channel -> pace, new SimpleMeterRegistry(), ChannelGuards.CircuitListener.NONE,
+                nanos::get);
+    }
+
+    @Test
+    void aChannelHoldsTwiceItsInFlightLimitOrNoMoreThanASecondOfItsRate() {
+        assertThat(guards(new ChannelGuards.Pace(256, 5)).capacity(Channel.SMS)).isEqualTo(5);
+        assertThat(guards(new ChannelGuards.Pace(256, 0.5)).capacity(Channel.SMS)).as("at least one").isOne();
+        assertThat(guards(new ChannelGuards.Pace(256, 0)).capacity(Channel.SMS)).as("in flight, and as many ready")
+                .isEqualTo(2 * ChannelGuards.INITIAL_LIMIT);
+        assertThat(guards(new ChannelGuards.Pace(8, 0)).capacity(Channel.SMS)).as("never above the ceiling").isEqualTo(16);
+    }
+
+    @Test
+    void aRateBelowOnePerSecondIsOnePermitPerLongerPeriod() {
+        RateLimiterConfig slow = ChannelGuards.perSecond(0.5);
+        RateLimiterConfig fast = ChannelGuards.perSecond(30);
+
+        assertThat(slow.getLimitRefreshPeriod()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(slow.getLimitForPeriod()).isOne();
+        assertThat(fast.getLimitRefreshPeriod()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(fast.getLimitForPeriod()).isEqualTo(30);
+    }
+
+    @Test
+    void aProviderOverCapacityShrinksTheLimitAndItsRetryAfterPausesTheChannel() {
+        ChannelGuards guards = guards(new ChannelGuards.Pace(256, 0));
+        int before = guards.capacity(Channel.SMS);
+
+        for (int answer = 0; answer < 3; answer++) {
+            ChannelGuards.Permit permit = guards.acquire(Channel.SMS).orElseThrow();
+            nanos.addAndGet(Duration.ofMillis(100).toNanos());
+            permit.overloaded(Duration.ofMillis(100).toNanos(), "429", Optional.of(Duration.ofSeconds(2)));
+        }
+
+        assertThat(guards.capacity(Channel.SMS)).as("paused as the provider asked").isZero();
+        assertThat(guards.capacity(Channel.HERO)).as("another channel goes on").isEqualTo(2 * ChannelGuards.INITIAL_LIMIT);
+        nanos.addAndGet(Duration.ofSeconds(2).plusMillis(1).toNanos());
+        assertThat(guards.capacity(Channel.SMS)).as("after the pause, a smaller limit").isPositive().isLessThan(before);
+    }
+
+    private static DispatcherConfig.Circuit circuit() {
+        return new DispatcherConfig.Circuit() {
+            @Override
+            public float failureRateThreshold() {
+                return 50;
+            }
+
+            @Override
+            public int slidingWindow() {
+                return 100;
+            }
+
+            @Override
+            public int minimumCalls() {
+                return 100;
+            }
+
+            @Override
+            public Duration openFor() {
+                return Duration.ofSeconds(30);
+            }
+        };
+    }
+}
