@@ -42,7 +42,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * inbound event (services, PostgreSQL, and this JVM: the load generator and the simulator),
  * PostgreSQL's part split by the service whose connections it served, the WAL the server wrote
  * per inbound event, and the rate as a share of the pgbench ceiling measured
- * right after. Autovacuum is on, as in production ({@link Autovacuum}).
+ * right after. Autovacuum is on, as in production ({@link Autovacuum}). As the manifests ship the
+ * services, tracing is on: they export their spans to a collector that answers ({@link OtlpSink}).
+ * Each shape runs with the channel simulator answering at once and after 100 and 300 ms, as
+ * providers' APIs do ({@code -Dloadflow.bench.channel-delays=0,100,300}).
  * Run (a server with fsync on, never the embedded one):
  * <pre>
  * QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/postgres ./mvnw -B package -DskipTests
@@ -58,8 +61,15 @@ class DeploymentBenchmark {
     /** Runs of each flat-out shape; the one with the median rate is reported, with the lowest and highest rates. */
     static final int REPEATS = 3;
 
-    /** One run: its name, loads, events per load (the assignment, then pings and replies), offered rate (0 flat out). */
-    record Config(String name, int loads, int eventsPerLoad, int rate) {
+    /**
+     * One run: its name, loads, events per load (the assignment, then pings and replies), offered rate
+     * (0 flat out), and how long the channel simulator takes to answer (SMS, Hero tasks, Slack alike).
+     */
+    record Config(String name, int loads, int eventsPerLoad, int rate, int channelMillis) {
+
+        Config(String name, int loads, int eventsPerLoad, int rate) {
+            this(name, loads, eventsPerLoad, rate, 0);
+        }
     }
 
     /**
@@ -139,18 +149,36 @@ class DeploymentBenchmark {
      * pass or a checkpoint, and runs of ten still spread by as much from one to the next, so each
      * flat-out shape is run {@value #REPEATS} times and reported by its median.
      */
-    static final List<Config> CONFIGS = List.of(
-            new Config("flat out, 100 loads", 100, 81, 0),
-            new Config("flat out, 1000 loads", 1000, 9, 0),
-            new Config("100 ev/s offered, 100 loads", 100, 21, 100));
+    static final List<Config> CONFIGS = configs(System.getProperty("loadflow.bench.channel-delays", "0,100,300"));
+
+    /**
+     * The shapes, each with a channel answering at once and after each of {@code delays} (ms): a provider's API
+     * takes 100 to 300 ms. The 100-load flat-out shape runs with the instant channel only.
+     */
+    static List<Config> configs(String delays) {
+        List<Config> configs = new ArrayList<>();
+        for (String delay : delays.split(",")) {
+            int ms = Integer.parseInt(delay.trim());
+            String channel = ", channel " + ms + " ms";
+            if (ms == 0) {
+                configs.add(new Config("flat out, 100 loads" + channel, 100, 81, 0, ms));
+            }
+            configs.add(new Config("flat out, 1000 loads" + channel, 1000, 9, 0, ms));
+            configs.add(new Config("100 ev/s, 100 loads" + channel, 100, 21, 100, ms));
+        }
+        return configs;
+    }
 
     @Test
     void deploymentShape() throws Exception {
         assumeTrue(System.getenv("QUARKUS_DATASOURCE_JDBC_URL") != null,
                 "a benchmark runs against a real PostgreSQL server with fsync on: set QUARKUS_DATASOURCE_JDBC_URL");
+        // tracing on, as the manifests ship the services, exporting to a collector that answers
+        OtlpSink collector = new OtlpSink();
+        System.setProperty("loadflow.local.otlp-endpoint", collector.endpoint());
         LocalRun stack = new LocalRun(new LocalRun.Options(ROOT, 300, Duration.ofMinutes(30), List.of(), false, false));
         Autovacuum autovacuum = null;
-        try (Driver driver = new Driver(stack)) {
+        try (Driver driver = new Driver(stack); collector) {
             stack.start();
             autovacuum = Autovacuum.on(stack);
             String only = System.getProperty("loadflow.bench.only", "");
@@ -169,7 +197,8 @@ class DeploymentBenchmark {
             }
             // the machine's own speed varies from day to day: the figures as a share of what PostgreSQL does here
             double ceiling = CeilingBenchmark.decisionsPerSecond(8);
-            String table = table(figures, idle, ceiling);
+            String table = table(figures, idle, ceiling) + String.format("(tracing on: the services' spans went to a collector"
+                    + " stub in %,d OTLP export calls)%n", collector.exports());
             System.out.println(table);
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "benchmark-deployment.txt"), table);
@@ -185,19 +214,19 @@ class DeploymentBenchmark {
         List<String> processes = new ArrayList<>(figures.getFirst().median().cpuPerEvent().keySet());
         StringBuilder out = new StringBuilder(String.format("%n== deployment shape: %d cores, three services as three JVMs, "
                 + "ingest over HTTP (%d at a time) ==%n", Runtime.getRuntime().availableProcessors(), SENDERS));
-        out.append(String.format("%-30s %6s %7s %9s %13s %7s %9s %9s |", "run", "loads", "events", "events/s", "runs' range",
+        out.append(String.format("%-42s %6s %7s %9s %13s %7s %9s %9s |", "run", "loads", "events", "events/s", "runs' range",
                 "of ceil", "p50 ms", "p99 ms"));
         processes.forEach(p -> out.append(String.format(" %9s", abbreviation(p))));
         out.append(String.format(" | %7s %7s %6s%n", "WAL kB", "records", "pages"));
         for (Reported reported : figures) {
             Figures f = reported.median();
             String range = reported.lowest() == reported.highest() ? "" : String.format("%.0f-%.0f", reported.lowest(), reported.highest());
-            out.append(String.format("%-30s %6d %7d %9.1f %13s %6.1f%% %9.1f %9.1f |", f.config().name(), f.config().loads(), f.events(),
+            out.append(String.format("%-42s %6d %7d %9.1f %13s %6.1f%% %9.1f %9.1f |", f.config().name(), f.config().loads(), f.events(),
                     f.eventsPerSecond(), range, 100 * f.eventsPerSecond() / ceiling, f.p50Millis(), f.p99Millis()));
             processes.forEach(p -> out.append(String.format(" %9.3f", f.cpuPerEvent().get(p))));
             out.append(String.format(" | %7.1f %7.1f %6.2f%n", f.wal().kilobytes(), f.wal().records(), f.wal().fullPages()));
         }
-        out.append(String.format("%-30s %6s %7s %9s %13s %7s %9s %9s |", "idle, CPU ms per second", "", "", "", "", "", "", ""));
+        out.append(String.format("%-42s %6s %7s %9s %13s %7s %9s %9s |", "idle, CPU ms per second", "", "", "", "", "", "", ""));
         processes.forEach(p -> out.append(String.format(" %9.1f", idle.get(p))));
         out.append(String.format("%n"));
         out.append(String.format("(flat out: the median of %d runs by events/s, its range beside it, the rest of the line that run's.%n", REPEATS)
@@ -210,12 +239,12 @@ class DeploymentBenchmark {
         List<String> served = new ArrayList<>(processes.stream()
                 .filter(figures.getFirst().median().postgresPerEvent()::containsKey).toList());
         served.add(REST);
-        out.append(String.format("%nPostgreSQL's CPU ms per inbound event, by whose connections it served:%n%-30s", "run"));
+        out.append(String.format("%nPostgreSQL's CPU ms per inbound event, by whose connections it served:%n%-42s", "run"));
         served.forEach(p -> out.append(String.format(" %9s", abbreviation(p))));
         out.append(String.format("%n"));
         for (Reported reported : figures) {
             Figures f = reported.median();
-            out.append(String.format("%-30s", f.config().name()));
+            out.append(String.format("%-42s", f.config().name()));
             served.forEach(p -> out.append(String.format(" %9.3f", f.postgresPerEvent().getOrDefault(p, 0.0))));
             out.append(String.format("%n"));
         }
@@ -278,6 +307,13 @@ class DeploymentBenchmark {
         }
 
         Figures run(String prefix, Config config) throws Exception {
+            for (String channel : List.of("sms", "hero", "slack")) {
+                if (config.channelMillis() == 0) {
+                    stack.simulator().heal(channel);
+                } else {
+                    stack.simulator().slow(channel, Duration.ofMillis(config.channelMillis()));
+                }
+            }
             Map<String, Long> cpuBefore = cpu();
             PostgresCpu postgresBefore = PostgresCpu.now(stack);
             long[] walBefore = Wal.counters(stack);

@@ -68,27 +68,7 @@ final class PlainConfigs {
     }
 
     static DispatcherConfig.Circuit circuit(int minimumCalls) {
-        return new DispatcherConfig.Circuit() {
-            @Override
-            public float failureRateThreshold() {
-                return 50;
-            }
-
-            @Override
-            public int slidingWindow() {
-                return minimumCalls;
-            }
-
-            @Override
-            public int minimumCalls() {
-                return minimumCalls;
-            }
-
-            @Override
-            public Duration openFor() {
-                return Duration.ofSeconds(30);
-            }
-        };
+        return DispatcherConfig.Circuit.of(50, minimumCalls, minimumCalls, Duration.ofSeconds(30));
     }
 
 }

@@ -80,5 +80,30 @@ public interface DispatcherConfig {
         /** How long an open circuit stays open before trial calls (half-open). */
         @WithDefault("PT30S")
         Duration openFor();
+
+        /** A circuit set in code (benchmarks and tests build the dispatcher without Quarkus). */
+        static Circuit of(float failureRateThreshold, int slidingWindow, int minimumCalls, Duration openFor) {
+            return new Circuit() {
+                @Override
+                public float failureRateThreshold() {
+                    return failureRateThreshold;
+                }
+
+                @Override
+                public int slidingWindow() {
+                    return slidingWindow;
+                }
+
+                @Override
+                public int minimumCalls() {
+                    return minimumCalls;
+                }
+
+                @Override
+                public Duration openFor() {
+                    return openFor;
+                }
+            };
+        }
     }
 }

@@ -208,10 +208,8 @@ class DispatchTest {
     @Test
     void aReplayThroughTheAdminApiSendsAParkedRowAgainWithTheSameKey() {
         String load = newLoadId();
-        smsAnswers(load, 400, "invalid number");
-        Staging.etaAsk(events, load, clock.instant());
-        awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
-        String encoded = URLEncoder.encode(smsId(load), StandardCharsets.UTF_8);
+        deadSms(load, "invalid number");
+        String encoded = encoded(smsId(load));
 
         given().urlEncodingEnabled(false).get("/admin/outbox/" + encoded).then().statusCode(401).header("WWW-Authenticate", "Bearer realm=\"loadflow\"");
         given().urlEncodingEnabled(false).auth().oauth2("wrong").post("/admin/outbox/" + encoded + "/replay").then().statusCode(401);
@@ -337,9 +335,7 @@ class DispatchTest {
     @Test
     void aViewerReadsDeadRowsWithEveryPhoneNumberMaskedAndAnOperatorReadsThemWhole() {
         String load = newLoadId();
-        smsAnswers(load, 400, "{\"code\": 21211, \"message\": \"The 'To' number +15550100 is not a valid phone number.\"}");
-        Staging.etaAsk(events, load, clock.instant());
-        awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+        deadSms(load, "{\"code\": 21211, \"message\": \"The 'To' number +15550100 is not a valid phone number.\"}");
 
         for (String path : List.of("/admin/outbox/dead?loadId=" + load, "/admin/outbox/" + encoded(smsId(load)))) {
             String seenByViewer = given().auth().oauth2(TestCallers.viewer()).urlEncodingEnabled(false).get(path)
@@ -354,11 +350,16 @@ class DispatchTest {
         return URLEncoder.encode(outboxId, StandardCharsets.UTF_8);
     }
 
-    /** A dead SMS of {@code load}'s ETA ask; with {@code answered}, the driver answered since and the ask closed. */
-    private String deadSms(String load, boolean answered) {
-        smsAnswers(load, 400, "invalid number");
+    /** The SMS of {@code load}'s ETA ask, refused by the provider with a 400 and {@code answer}, and parked. */
+    private void deadSms(String load, String answer) {
+        smsAnswers(load, 400, answer);
         Staging.etaAsk(events, load, clock.instant());
         awaitStatus(outbox, smsId(load), OutboxStatus.DEAD);
+    }
+
+    /** A dead SMS of {@code load}'s ETA ask; with {@code answered}, the driver answered since and the ask closed. */
+    private String deadSms(String load, boolean answered) {
+        deadSms(load, "invalid number");
         if (answered) {
             Instant now = clock.instant();
             InboundEvent reply = new InboundEvent("sms_0710", load, now, now, "c-" + load, null,

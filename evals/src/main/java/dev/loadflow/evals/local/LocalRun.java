@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.flywaydb.core.Flyway;
 
 import java.io.File;
 import java.io.IOException;
@@ -35,6 +36,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
@@ -264,6 +266,8 @@ public final class LocalRun {
         step("channel simulator on :%d (SMS, Hero tasks, Hero Slack; dedupes on Idempotency-Key)", port(8090));
 
         String simulatorUrl = "http://127.0.0.1:" + port(8090);
+        String otlp = Optional.ofNullable(System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT"))
+                .orElse(System.getProperty("loadflow.local.otlp-endpoint"));
         List<String> common = List.of(
                 "-Dquarkus.datasource.reactive.url=postgresql://" + hostPort + "/" + database,
                 "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
@@ -274,19 +278,21 @@ public final class LocalRun {
                 "-Dmp.jwt.verify.publickey.location=" + publicKey,
                 "-Dmp.jwt.verify.issuer=" + ISSUER,
                 "-Dquarkus.log.level=WARN",
-                // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names, when it names one
-                "-Dquarkus.otel.sdk.disabled=" + (System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT") == null));
-        // the services connect as a member of loadflow_app (no DDL, the audit trail insert-only); their migrations
-        // run as the schema's owner. loadflow_app is the migrations' own (V20), made here when the server has none yet.
-        sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN CREATE ROLE loadflow_app NOLOGIN;"
-                + " END IF; IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SERVICES_ROLE + "') THEN CREATE ROLE "
+                // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names (or loadflow.local.otlp-endpoint,
+                // a benchmark's own), when one is named
+                "-Dquarkus.otel.sdk.disabled=" + (otlp == null),
+                "-Dquarkus.otel.exporter.otlp.endpoint=" + (otlp == null ? "http://127.0.0.1:4317" : otlp));
+        // as on Kubernetes: the migrations run as the schema's owner (here, as the Job would), and the services connect
+        // as a member of loadflow_app (made by migration V20: no DDL, the audit trail insert-only)
+        Flyway.configure().dataSource(jdbcUrl, user, password).locations("classpath:db/migration").load().migrate();
+        step("schema migrated as %s", user);
+        sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SERVICES_ROLE + "') THEN CREATE ROLE "
                 + SERVICES_ROLE + " LOGIN IN ROLE loadflow_app; END IF; END $$");
         sql("ALTER ROLE " + SERVICES_ROLE + " PASSWORD '" + servicesPassword + "'");
         List<String> engine = List.of(
                 "-Dquarkus.datasource.username=" + SERVICES_ROLE,
                 "-Dquarkus.datasource.password=" + servicesPassword,
-                "-Dquarkus.flyway.username=" + user,
-                "-Dquarkus.flyway.password=" + password,
+                "-Dloadflow.db.migrate-at-start=false",
                 "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
                 "-Dloadflow.sop.clients.client-a.retry-after=" + options.retryAfter(),
                 "-Dloadflow.channels.sms.url=" + simulatorUrl + "/sms",

@@ -151,11 +151,8 @@ class OpsConsoleBrowserTest {
     @Test
     void aHeldLoadIsSkippedFromItsPageAndTheEventWaitingBehindItThenAppears() throws Exception {
         // a message the worker cannot read (clientId is no string), as a broken producer would send it
-        stack.sql("""
-                INSERT INTO load_queue (load_id, message_id, body, enqueued_at) VALUES ('%1$s', 'assign_9',
-                  '{"eventId": "assign_9", "loadId": "%1$s", "type": "LoadAssigned", "payload": {"clientId": 7}}', now());
-                INSERT INTO load_queue_group (load_id, visible_at) VALUES ('%1$s', now()) ON CONFLICT (load_id) DO NOTHING;
-                SELECT pg_notify('loadflow_queue', '%1$s');""".formatted(HELD_LOAD));
+        unreadable(HELD_LOAD, "assign_9",
+                "{\"eventId\": \"assign_9\", \"loadId\": \"" + HELD_LOAD + "\", \"type\": \"LoadAssigned\", \"payload\": {\"clientId\": 7}}");
         stack.ingest(HELD_LOAD, "an assignment behind the poison", """
                 {"eventId": "assign_10", "type": "LoadAssigned", "occurredAt": "2026-11-30T08:00:00Z",
                  "payload": {"clientId": "client-a", "driverPhone": "+15550177", "stage": "dispatched"}}""");
@@ -191,11 +188,7 @@ class OpsConsoleBrowserTest {
      */
     @Test
     void aFormPostedFromAnotherOriginChangesNothing() throws Exception {
-        stack.sql("""
-                INSERT INTO load_queue (load_id, message_id, body, enqueued_at) VALUES ('%1$s', 'garbled',
-                  '{"eventId": "garbled"}', now());
-                INSERT INTO load_queue_group (load_id, visible_at) VALUES ('%1$s', now()) ON CONFLICT (load_id) DO NOTHING;
-                SELECT pg_notify('loadflow_queue', '%1$s');""".formatted(TARGETED_LOAD));
+        unreadable(TARGETED_LOAD, "garbled", "{\"eventId\": \"garbled\"}");
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
                 .until(() -> get(WORKER_ADMIN + "/admin/loads/held", stack.operator()).contains("\"" + TARGETED_LOAD + "\""));
         signInAndOpen(stack.operator(), "/held");
@@ -244,6 +237,14 @@ class OpsConsoleBrowserTest {
         browser.get(stack.consoleUrl() + "/dead");
         assertThat(browser.findElements(By.id("replay-preview"))).isEmpty();
         assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();
+    }
+
+    /** Queues {@code body} for {@code load} as a broken producer would write it: the worker cannot read it, and holds the load. */
+    private static void unreadable(String load, String messageId, String body) throws Exception {
+        stack.sql("""
+                INSERT INTO load_queue (load_id, message_id, body, enqueued_at) VALUES ('%1$s', '%2$s', '%3$s', now());
+                INSERT INTO load_queue_group (load_id, visible_at) VALUES ('%1$s', now()) ON CONFLICT (load_id) DO NOTHING;
+                SELECT pg_notify('loadflow_queue', '%1$s');""".formatted(load, messageId, body));
     }
 
     private static String get(String url, String token) throws Exception {

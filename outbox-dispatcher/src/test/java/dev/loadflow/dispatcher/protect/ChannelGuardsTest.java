@@ -59,26 +59,6 @@ class ChannelGuardsTest {
     }
 
     private static DispatcherConfig.Circuit circuit() {
-        return new DispatcherConfig.Circuit() {
-            @Override
-            public float failureRateThreshold() {
-                return 50;
-            }
-
-            @Override
-            public int slidingWindow() {
-                return 100;
-            }
-
-            @Override
-            public int minimumCalls() {
-                return 100;
-            }
-
-            @Override
-            public Duration openFor() {
-                return Duration.ofSeconds(30);
-            }
-        };
+        return DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30));
     }
 }
