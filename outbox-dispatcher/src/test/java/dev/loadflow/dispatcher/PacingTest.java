@@ -64,7 +64,7 @@ class PacingTest {
                     "#hero-desk", "driver answered")), clock.instant());
         }
 
-        await().atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(50)).until(() ->
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() ->
                 rows(prefix, "set_timer") == 150 && rows(prefix, "post_hero_slack") == 40);
         assertThat(rows(prefix, "send_sms")).as("SMS sent by the time every timer and post was done").isLessThan(150);
         assertThat(guards.capacity(Channel.SMS)).as("twice the SMS channel's in-flight limit").isBetween(2, 512);
