@@ -274,6 +274,27 @@ class DispatchTest {
     }
 
     @Test
+    void aWebhookThatRefusesParksTheRowOnlyAfterEveryOtherWebhookWasTried() {
+        String load = newLoadId();
+        String id = load + "/evt:assigned_1/1/stage_changed";
+        String base = WireMockChannels.server().baseUrl();
+        wiremock.stubFor(post(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id))
+                .willReturn(aResponse().withStatus(410).withBody("gone")));
+        wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
+                .willReturn(aResponse().withStatus(204)));
+
+        Staging.decide(events, load, List.of(new Action.StageChanged("evt:assigned_1", 1, "in_transit",
+                Instant.parse("2026-11-30T06:55:00Z"), List.of(URI.create(base + "/crm"), URI.create(base + "/billing")))),
+                clock.instant());
+
+        OutboxRow dead = awaitStatus(outbox, id, OutboxStatus.DEAD);
+        assertThat(dead.lastFailure()).contains(base + "/crm: 410: gone");
+        wiremock.verify(1, postRequestedFor(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id)));
+        assertThat(count(pool, "SELECT count(*) FROM processed_event WHERE event_id = $1", id))
+                .as("billing has it; a replay tries only the CRM again").isOne();
+    }
+
+    @Test
     void aRowWhosePayloadCannotBeReadIsParkedWithTheReasonAndNothingIsSent() {
         String load = newLoadId();
         String id = smsId(load);

@@ -19,8 +19,9 @@ import java.util.Set;
  * to each of the client's stage webhooks, with the row's outbox id as {@code Idempotency-Key}.
  * Each webhook's success is recorded in {@code processed_event} (handler = its URL, event = the
  * outbox id), so a retry skips the webhooks that already have it and a failing one is retried
- * alone; the row is delivered when every webhook has it. A permanent refusal by any webhook
- * parks the row (replayable: the webhooks that had it are still skipped).
+ * alone; the row is delivered when every webhook has it. Every webhook is tried each time, whatever
+ * another answered: a permanent refusal by one parks the row only after the others were tried
+ * (replayable: the webhooks that had it are still skipped).
  */
 public final class StageWebhooks {
 
@@ -41,6 +42,7 @@ public final class StageWebhooks {
         Set<String> done = processed.handledBy(outboxId, urls);
         ChannelBodies.StageChange body = new ChannelBodies.StageChange(loadId, changed.stage(), changed.at().toString());
         List<String> retryable = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
         for (String url : urls) {
             if (done.contains(url)) {
                 continue;
@@ -48,10 +50,12 @@ public final class StageWebhooks {
             switch (clients.post(URI.create(url), timeout, outboxId, body)) {
                 case SendResult.Delivered delivered -> processed.markProcessed(url, outboxId, clock.instant());
                 case SendResult.Retryable failed -> retryable.add(url + ": " + failed.reason());
-                case SendResult.Permanent refused -> {
-                    return new SendResult.Permanent(url + ": " + refused.reason());
-                }
+                case SendResult.Permanent permanent -> refused.add(url + ": " + permanent.reason());
             }
+        }
+        if (!refused.isEmpty()) {
+            refused.addAll(retryable);
+            return new SendResult.Permanent(String.join("; ", refused));
         }
         if (!retryable.isEmpty()) {
             return new SendResult.Retryable(String.join("; ", retryable), Optional.empty());
