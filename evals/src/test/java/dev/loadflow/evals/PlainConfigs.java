@@ -6,6 +6,7 @@ import dev.loadflow.dispatcher.send.ChannelsConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The dispatcher's configuration as plain objects, pointing at a channel simulator. */
@@ -37,8 +38,29 @@ final class PlainConfigs {
             }
 
             @Override
-            public Calls stageWebhooks() {
-                return endpoint(base + "/webhooks");
+            public StageWebhookCalls stageWebhooks() {
+                Endpoint calls = endpoint(base + "/webhooks");
+                return new StageWebhookCalls() {
+                    @Override
+                    public Map<String, Client> clients() {
+                        return Map.of();
+                    }
+
+                    @Override
+                    public Duration timeout() {
+                        return calls.timeout();
+                    }
+
+                    @Override
+                    public int maxConcurrency() {
+                        return calls.maxConcurrency();
+                    }
+
+                    @Override
+                    public double rate() {
+                        return calls.rate();
+                    }
+                };
             }
         };
     }

@@ -190,6 +190,7 @@ class SopScenarioTest {
         assertThat(payload.getString("at")).isEqualTo("2026-11-30T08:15:00Z");
         assertThat(payload.getList("webhooks")).containsExactly("http://127.0.0.1:9/crm/stages",
                 "http://127.0.0.1:9/billing/stages");
+        assertThat(payload.getString("clientId")).as("whose secret signs them").isEqualTo("client-b");
     }
 
     @Test

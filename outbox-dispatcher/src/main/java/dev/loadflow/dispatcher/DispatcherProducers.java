@@ -40,6 +40,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /** Wires the plain-Java dispatcher to the Quarkus pool, config and registry. */
@@ -124,7 +126,9 @@ public class DispatcherProducers {
                                 RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics, Clock clock,
                                 Traces traces) {
         Delivery delivery = new Delivery(channels, new InternalActions(timers, new PgLoadStages(pool), clock),
-                new StageWebhooks(processed, channels, channelsConfig.stageWebhooks().timeout(), clock), guards);
+                new StageWebhooks(processed, channels, channelsConfig.stageWebhooks().timeout(), clock,
+                        channelsConfig.stageWebhooks().clients().entrySet().stream().collect(Collectors.toMap(
+                                Map.Entry::getKey, client -> client.getValue().secret()))), guards);
         return new RowDispatcher(outbox, delivery, new Finisher(outbox, queue, retries, alerts, metrics, clock),
                 metrics, clock, traces);
     }

@@ -2,6 +2,9 @@ package dev.loadflow.dispatcher;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import com.standardwebhooks.Webhook;
+import com.standardwebhooks.exceptions.WebhookVerificationException;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.EventPayload;
@@ -53,6 +56,7 @@ import static dev.loadflow.dispatcher.WireMockChannels.ADMIN_TOKEN;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.everyItem;
@@ -268,9 +272,35 @@ class DispatchTest {
         wiremock.verify(1, postRequestedFor(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id))
                 .withRequestBody(equalToJson(body)));
         wiremock.verify(2, postRequestedFor(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
-                .withRequestBody(equalToJson(body)));
+                .withRequestBody(equalToJson(body)).withoutHeader("webhook-signature"));
         assertThat(count(pool, "SELECT count(*) FROM processed_event WHERE event_id = $1", id)).isEqualTo(2);
         assertThat(queued(pool, load, "out:" + id + ":delivered")).as("its outcome goes to the load's log").isNotNull();
+    }
+
+    /** The client's receiver checks the signature with a Standard Webhooks library, as a client would. */
+    @Test
+    void aClientsStageWebhookIsSignedAsTheStandardWebhooksSpecificationHasIt() throws Exception {
+        String load = newLoadId();
+        String id = load + "/evt:assigned_1/1/stage_changed";
+        String base = WireMockChannels.server().baseUrl();
+        wiremock.stubFor(post(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id)).willReturn(aResponse().withStatus(204)));
+
+        Staging.decide(events, load, List.of(new Action.StageChanged("evt:assigned_1", 1, "in_transit",
+                Instant.parse("2026-11-30T06:55:00Z"), List.of(URI.create(base + "/crm")), "client-b")), clock.instant());
+
+        awaitStatus(outbox, id, OutboxStatus.DISPATCHED);
+        LoggedRequest sent = wiremock.findAll(postRequestedFor(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id)))
+                .getFirst();
+        Map<String, List<String>> headers = Map.of(
+                "webhook-id", List.of(sent.getHeader("webhook-id")),
+                "webhook-timestamp", List.of(sent.getHeader("webhook-timestamp")),
+                "webhook-signature", List.of(sent.getHeader("webhook-signature")));
+        assertThat(sent.getHeader("webhook-id")).isEqualTo(id);
+        assertThat(sent.getHeader("webhook-signature")).startsWith("v1,");
+        new Webhook(WireMockChannels.CLIENT_B_SECRET).verify(sent.getBodyAsString(), headers);
+        assertThatThrownBy(() -> new Webhook(WireMockChannels.CLIENT_B_SECRET)
+                .verify(sent.getBodyAsString().replace("in_transit", "delivered"), headers))
+                .as("a body changed on the way").isInstanceOf(WebhookVerificationException.class);
     }
 
     @Test

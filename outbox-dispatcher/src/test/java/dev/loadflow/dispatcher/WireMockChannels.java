@@ -3,6 +3,8 @@ package dev.loadflow.dispatcher;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Map;
 
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
@@ -14,6 +16,8 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options
 public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
 
     public static final String ADMIN_TOKEN = "test-admin-token";
+    /** client-b's stage webhook secret, made for this test JVM (none is kept in the repository). */
+    public static final String CLIENT_B_SECRET = "whsec_" + Base64.getEncoder().encodeToString(randomKey());
 
     private static WireMockServer server;
 
@@ -30,7 +34,14 @@ public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
                 "loadflow.channels.sms.url", base + "/sms",
                 "loadflow.channels.hero.url", base + "/hero",
                 "loadflow.channels.slack.url", base + "/slack",
+                "loadflow.channels.stage-webhooks.clients.client-b.secret", CLIENT_B_SECRET,
                 "loadflow.admin.token", ADMIN_TOKEN);
+    }
+
+    private static byte[] randomKey() {
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        return key;
     }
 
     @Override

@@ -142,7 +142,7 @@ public final class GuardRails {
             actions.add(new Action.UpdateStage(subject, 1, stage));
             List<java.net.URI> webhooks = rules.stageWebhooks();
             if (!webhooks.isEmpty()) {
-                actions.add(new Action.StageChanged(subject, 1, stage, event.occurredAt(), webhooks));
+                actions.add(new Action.StageChanged(subject, 1, stage, event.occurredAt(), webhooks, assigned.clientId()));
             }
         }
         Set<ActionKey> keys = new LinkedHashSet<>();

@@ -1,22 +1,31 @@
 package dev.loadflow.dispatcher.fanout;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.standardwebhooks.Webhook;
+import com.standardwebhooks.exceptions.EmptyWebhookSecretException;
+import com.standardwebhooks.exceptions.WebhookSigningException;
 import dev.loadflow.dispatcher.send.ChannelBodies;
 import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.JsonEndpoint;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.store.processed.ProcessedEvents;
 
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * A {@code stage_changed} row, fanned out (ADR 0006): {@code POST {url} {"loadId", "stage", "at"}}
- * to each of the client's stage webhooks, with the row's outbox id as {@code Idempotency-Key}.
+ * to each of the client's stage webhooks, with the row's outbox id as {@code Idempotency-Key}, and
+ * signed as the Standard Webhooks specification has it when the client has a secret.
  * Each webhook's success is recorded in {@code processed_event} (handler = its URL, event = the
  * outbox id), so a retry skips the webhooks that already have it and a failing one is retried
  * alone; the row is delivered when every webhook has it. Every webhook is tried each time, whatever
@@ -29,25 +38,50 @@ public final class StageWebhooks {
     private final ChannelClients clients;
     private final Duration timeout;
     private final Clock clock;
+    private final Map<String, Webhook> signers;
 
+    /** Stage webhooks sent unsigned. */
     public StageWebhooks(ProcessedEvents processed, ChannelClients clients, Duration timeout, Clock clock) {
+        this(processed, clients, timeout, clock, Map.of());
+    }
+
+    /** @param secrets per client id, the secret its webhooks are signed with ({@code whsec_} and base64) */
+    public StageWebhooks(ProcessedEvents processed, ChannelClients clients, Duration timeout, Clock clock,
+                         Map<String, String> secrets) {
         this.processed = processed;
         this.clients = clients;
         this.timeout = timeout;
         this.clock = clock;
+        Map<String, Webhook> signers = new HashMap<>();
+        secrets.forEach((clientId, secret) -> {
+            try {
+                signers.put(clientId, new Webhook(secret));
+            } catch (EmptyWebhookSecretException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("loadflow.channels.stage-webhooks.clients." + clientId
+                        + ".secret is whsec_ and the base64 of a key: " + e.getMessage(), e);
+            }
+        });
+        this.signers = Map.copyOf(signers);
     }
 
     public SendResult deliver(String outboxId, String loadId, Action.StageChanged changed) {
         List<String> urls = changed.webhooks().stream().map(URI::toString).distinct().toList();
         Set<String> done = processed.handledBy(outboxId, urls);
-        ChannelBodies.StageChange body = new ChannelBodies.StageChange(loadId, changed.stage(), changed.at().toString());
+        String body;
+        try {
+            body = JsonReader.MAPPER.writeValueAsString(
+                    new ChannelBodies.StageChange(loadId, changed.stage(), changed.at().toString()));
+        } catch (JsonProcessingException e) {
+            return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
+        }
+        Webhook signer = changed.clientId() == null ? null : signers.get(changed.clientId());
         List<String> retryable = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         for (String url : urls) {
             if (done.contains(url)) {
                 continue;
             }
-            switch (clients.post(URI.create(url), timeout, outboxId, body)) {
+            switch (clients.post(URI.create(url), timeout, outboxId, body, signed(signer, outboxId, body))) {
                 case SendResult.Delivered delivered -> processed.markProcessed(url, outboxId, clock.instant());
                 case SendResult.Retryable failed -> retryable.add(url + ": " + failed.reason());
                 case SendResult.Permanent permanent -> refused.add(url + ": " + permanent.reason());
@@ -61,5 +95,23 @@ public final class StageWebhooks {
             return new SendResult.Retryable(String.join("; ", retryable), Optional.empty());
         }
         return new SendResult.Delivered("stage " + changed.stage() + " delivered to " + urls.size() + " webhook(s)");
+    }
+
+    /**
+     * The Standard Webhooks headers of {@code body}: its id (the outbox id, the same on every retry, so
+     * a receiver dedupes on it), the time of this attempt, and the signature of both with the body;
+     * none without a signer.
+     */
+    private Map<String, String> signed(Webhook signer, String id, String body) {
+        if (signer == null) {
+            return Map.of();
+        }
+        long timestamp = clock.instant().getEpochSecond();
+        try {
+            return Map.of(JsonEndpoint.WEBHOOK_ID, id, JsonEndpoint.WEBHOOK_TIMESTAMP, Long.toString(timestamp),
+                    JsonEndpoint.WEBHOOK_SIGNATURE, signer.sign(id, timestamp, body));
+        } catch (WebhookSigningException e) {
+            throw new IllegalStateException("a stage webhook could not be signed: " + e.getMessage(), e);
+        }
     }
 }

@@ -8,6 +8,7 @@ import dev.loadflow.service.trace.Traces;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -69,9 +70,14 @@ public final class ChannelClients {
         } catch (JsonProcessingException e) {
             return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
         }
+        return post(url, timeout, idempotencyKey, json, Map.of());
+    }
+
+    /** POSTs {@code json} as it is to {@code url} with the idempotency key and {@code headers}, and classifies the answer. */
+    public SendResult post(URI url, Duration timeout, String idempotencyKey, String json, Map<String, String> headers) {
         try {
             // the send's span is current here (RowDispatcher): the channel sees its trace
-            ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, Traces.current(), json);
+            ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, Traces.current(), json, headers);
             return SendResult.of(answer.status(), answer.body(), answer.retryAfter(), clock);
         } catch (ChannelTransport.Unreachable e) {
             return new SendResult.Retryable("no answer from " + url + ": " + e.getMessage(), Optional.empty());

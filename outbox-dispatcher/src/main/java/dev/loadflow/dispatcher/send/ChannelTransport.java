@@ -2,6 +2,7 @@ package dev.loadflow.dispatcher.send;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * How a JSON POST with an idempotency key reaches a channel: Vert.x's HTTP client by default
@@ -20,7 +21,12 @@ public interface ChannelTransport {
      * {@code traceparent} of the send; throws {@link Unreachable} on a timeout or a connection
      * error (retryable), never for an HTTP status.
      */
-    Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json);
+    default Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json) {
+        return post(url, timeout, idempotencyKey, traceparent, json, Map.of());
+    }
+
+    /** As {@link #post(URI, Duration, String, String, String)}, with {@code headers} besides (a signature's). */
+    Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json, Map<String, String> headers);
 
     /** No answer: a timeout or a connection error. */
     final class Unreachable extends RuntimeException {

@@ -6,6 +6,7 @@ import io.smallrye.config.WithName;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -37,7 +38,22 @@ public interface ChannelsConfig {
      * load worker): their URLs travel in each {@code stage_changed} row; here, how to call them.
      */
     @WithName("stage-webhooks")
-    Calls stageWebhooks();
+    StageWebhookCalls stageWebhooks();
+
+    /** How the clients' stage webhooks are called, and with which client's secret each is signed. */
+    interface StageWebhookCalls extends Calls {
+
+        /**
+         * Per client id: the secret its stage webhooks are signed with, as the Standard Webhooks
+         * specification has it ({@code webhook-id}, {@code webhook-timestamp}, {@code webhook-signature}).
+         */
+        Map<String, Client> clients();
+
+        interface Client {
+            /** {@code whsec_} and the base64 of the key (env {@code LOADFLOW_CHANNELS_STAGE_WEBHOOKS_CLIENTS_<ID>_SECRET}). */
+            String secret();
+        }
+    }
 
     /** How one destination is called. */
     interface Calls {

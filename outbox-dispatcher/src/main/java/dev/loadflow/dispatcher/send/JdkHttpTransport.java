@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 
 /** {@link ChannelTransport} on {@code java.net.http}, for plain-Java harnesses. */
 public final class JdkHttpTransport implements ChannelTransport {
@@ -13,13 +14,15 @@ public final class JdkHttpTransport implements ChannelTransport {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Override
-    public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json) {
+    public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json,
+                       Map<String, String> headers) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(url).timeout(timeout)
                 .header("Content-Type", "application/json")
                 .header(JsonEndpoint.IDEMPOTENCY_KEY, idempotencyKey);
         if (traceparent != null) {
             builder.header(JsonEndpoint.TRACEPARENT, traceparent);
         }
+        headers.forEach(builder::header);
         HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofString(json)).build();
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());

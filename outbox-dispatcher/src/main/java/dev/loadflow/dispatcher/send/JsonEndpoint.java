@@ -7,6 +7,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.util.Set;
+
 /**
  * One channel endpoint, as a Quarkus REST client built per URL: a JSON POST carrying the
  * idempotency key and the send's trace. The response is classified by {@link SendResult#of}, never thrown.
@@ -15,11 +17,17 @@ public interface JsonEndpoint {
 
     String IDEMPOTENCY_KEY = "Idempotency-Key";
     String TRACEPARENT = "traceparent";
+    /** A signed webhook's headers (the Standard Webhooks specification). */
+    String WEBHOOK_ID = "webhook-id";
+    String WEBHOOK_TIMESTAMP = "webhook-timestamp";
+    String WEBHOOK_SIGNATURE = "webhook-signature";
+    Set<String> SIGNATURE_HEADERS = Set.of(WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE);
 
-    /** {@code traceparent}: the send's span (null leaves the header out). */
+    /** {@code traceparent}: the send's span; the {@code webhook-*} headers a signed webhook's (null leaves a header out). */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.WILDCARD)
     Response post(@HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey, @HeaderParam(TRACEPARENT) String traceparent,
-                  String json);
+                  @HeaderParam(WEBHOOK_ID) String webhookId, @HeaderParam(WEBHOOK_TIMESTAMP) String webhookTimestamp,
+                  @HeaderParam(WEBHOOK_SIGNATURE) String webhookSignature, String json);
 }

@@ -10,6 +10,7 @@ import io.vertx.core.http.PoolOptions;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,7 +33,8 @@ public final class VertxHttpTransport implements ChannelTransport, AutoCloseable
     }
 
     @Override
-    public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json) {
+    public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json,
+                       Map<String, String> headers) {
         // from the URI's parts: an absolute URI string would be parsed again, as a java.net.URL, per send
         boolean ssl = "https".equalsIgnoreCase(url.getScheme());
         String query = url.getRawQuery();
@@ -46,6 +48,7 @@ public final class VertxHttpTransport implements ChannelTransport, AutoCloseable
         if (traceparent != null) {
             request.putHeader(JsonEndpoint.TRACEPARENT, traceparent);
         }
+        headers.forEach(request::putHeader);
         Future<Answer> answer = client.request(request)
                 .compose(outgoing -> outgoing.send(json))
                 .compose(response -> response.body().map(body ->

@@ -139,8 +139,17 @@ public sealed interface Action
      * Tells a client's stage webhooks that the load moved to {@code stage} at {@code at}: each
      * gets {@code POST {url}} once, with the action key as its {@code Idempotency-Key}. The
      * webhooks are the client's at decision time, so a replay reaches the same receivers.
+     * {@code clientId} names whose they are (the dispatcher signs with that client's secret); a row
+     * written before it was kept has none, and goes unsigned.
      */
-    record StageChanged(String subject, int attempt, String stage, Instant at, List<URI> webhooks) implements Action {
+    record StageChanged(String subject, int attempt, String stage, Instant at, List<URI> webhooks, String clientId)
+            implements Action {
+
+        /** A stage change whose client is not known (unsigned). */
+        public StageChanged(String subject, int attempt, String stage, Instant at, List<URI> webhooks) {
+            this(subject, attempt, stage, at, webhooks, null);
+        }
+
         public StageChanged {
             Objects.requireNonNull(subject, "subject");
             Objects.requireNonNull(stage, "stage");

@@ -38,6 +38,7 @@ public final class ActionCodec {
             case Action.StageChanged changed -> {
                 json.put("stage", changed.stage()).put("at", changed.at().toString());
                 changed.webhooks().forEach(url -> json.withArray("webhooks").add(url.toString()));
+                EventCodec.putIfSet(json, "clientId", changed.clientId());
             }
         }
         return json;
@@ -63,7 +64,7 @@ public final class ActionCodec {
                 case CANCEL_TIMER -> new Action.CancelTimer(TimerId.parse(r.text("timerId")));
                 case UPDATE_STAGE -> new Action.UpdateStage(subject, attempt, r.text("stage"));
                 case STAGE_CHANGED -> new Action.StageChanged(subject, attempt, r.text("stage"), r.instant("at"),
-                        webhooks(r));
+                        webhooks(r), r.optionalText("clientId"));
             };
         } catch (IllegalArgumentException e) {
             throw new InvalidJsonException("$", e.getMessage());

@@ -70,7 +70,7 @@ public final class SopPolicy implements DecisionPolicy {
         actions.add(new Action.UpdateStage(subject, 1, assigned.stage()));
         List<URI> webhooks = rulesByClient.apply(assigned.clientId()).stageWebhooks();
         if (!webhooks.isEmpty()) {
-            actions.add(new Action.StageChanged(subject, 1, assigned.stage(), event.occurredAt(), webhooks));
+            actions.add(new Action.StageChanged(subject, 1, assigned.stage(), event.occurredAt(), webhooks, assigned.clientId()));
         }
         return new Decision(actions, false, who + ", stage " + state.stage() + " -> " + assigned.stage()
                 + (webhooks.isEmpty() ? "" : ", told to " + webhooks.size() + " webhook(s)"), List.of());

@@ -149,7 +149,7 @@ class EventCodecTest {
                 new Action.PostHeroSlack(ask.toString(), 1, "#heroes", "answered"),
                 new Action.UpdateStage(ask.toString(), 1, "in_transit"),
                 new Action.StageChanged("evt:assign_2", 1, "in_transit", RECEIVED,
-                        List.of(URI.create("https://crm.client-b.test/stages")))), true, "high risk", List.of(ask.toString()));
+                        List.of(URI.create("https://crm.client-b.test/stages")), "client-b")), true, "high risk", List.of(ask.toString()));
 
         assertThat(LogCodec.decode("decision", LogCodec.encode(decision))).isEqualTo(decision);
         assertThat(LogCodec.decode("event", LogCodec.encode(ping))).isEqualTo(ping);
