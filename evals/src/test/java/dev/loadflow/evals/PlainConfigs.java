@@ -86,6 +86,21 @@ final class PlainConfigs {
             public double rate() {
                 return 0;
             }
+
+            @Override
+            public String auth() {
+                return "none";
+            }
+
+            @Override
+            public Optional<String> authSecret() {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<String> authHeader() {
+                return Optional.empty();
+            }
         };
     }
 

@@ -43,6 +43,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /** Wires the plain-Java dispatcher to the Quarkus pool, config and registry. */
 @ApplicationScoped
@@ -89,7 +90,12 @@ public class DispatcherProducers {
             case "vertx" -> new VertxHttpTransport(vertx, IntStream.of(config.sms().maxConcurrency(),
                     config.hero().maxConcurrency(), config.slack().maxConcurrency(),
                     config.stageWebhooks().maxConcurrency()).max().orElseThrow());
-            case "rest-client" -> new RestClientTransport();
+            case "rest-client" -> {
+                if (Stream.of(config.sms(), config.hero(), config.slack()).anyMatch(c -> "header".equals(c.auth()))) {
+                    throw new IllegalStateException("loadflow.channels.<c>.auth=header needs loadflow.channels.transport vertx or jdk");
+                }
+                yield new RestClientTransport();
+            }
             case "jdk" -> new JdkHttpTransport();
             default -> throw new IllegalStateException("loadflow.channels.transport is vertx, rest-client or jdk, got '"
                     + config.transport() + "'");

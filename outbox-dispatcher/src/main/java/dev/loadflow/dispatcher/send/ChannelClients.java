@@ -28,12 +28,13 @@ public final class ChannelClients {
     private final Channel hero;
     private final Channel slack;
 
-    /** A channel's request URL (made once, not per send), or why it has none, and its timeout. */
-    private record Channel(Optional<URI> url, String unconfigured, Duration timeout) {
+    /** A channel's request URL (made once, not per send), or why it has none, its timeout and its authentication. */
+    private record Channel(Optional<URI> url, String unconfigured, Duration timeout, Map<String, String> headers) {
 
         static Channel of(String name, ChannelsConfig.Endpoint endpoint, String path) {
             return new Channel(endpoint.url().map(base -> URI.create(stripSlash(base.toString()) + path)),
-                    "loadflow.channels." + name + ".url is not configured", endpoint.timeout());
+                    "loadflow.channels." + name + ".url is not configured", endpoint.timeout(),
+                    ChannelAuth.headers(name, endpoint.auth(), endpoint.authSecret(), endpoint.authHeader()));
         }
     }
 
@@ -58,19 +59,23 @@ public final class ChannelClients {
     }
 
     private SendResult send(Channel channel, String outboxId, Object body) {
-        return channel.url().map(url -> post(url, channel.timeout(), outboxId, body))
+        return channel.url().map(url -> post(url, channel.timeout(), outboxId, body, channel.headers()))
                 .orElseGet(() -> new SendResult.Permanent(channel.unconfigured()));
     }
 
     /** POSTs {@code body} as JSON to {@code url} with the idempotency key and classifies the answer. */
     public SendResult post(URI url, Duration timeout, String idempotencyKey, Object body) {
+        return post(url, timeout, idempotencyKey, body, Map.of());
+    }
+
+    private SendResult post(URI url, Duration timeout, String idempotencyKey, Object body, Map<String, String> headers) {
         String json;
         try {
             json = JsonReader.MAPPER.writeValueAsString(body);
         } catch (JsonProcessingException e) {
             return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
         }
-        return post(url, timeout, idempotencyKey, json, Map.of());
+        return post(url, timeout, idempotencyKey, json, headers);
     }
 
     /** POSTs {@code json} as it is to {@code url} with the idempotency key and {@code headers}, and classifies the answer. */

@@ -80,5 +80,19 @@ public interface ChannelsConfig {
     interface Endpoint extends Calls {
         /** Base URL; a row for a channel without one is parked (a configuration error, replayable). */
         Optional<URI> url();
+
+        /**
+         * How loadflow authenticates to the channel: {@code none}, {@code bearer}
+         * ({@code Authorization: Bearer <secret>}), {@code basic} ({@code Authorization: Basic}, the
+         * secret {@code user:password}) or {@code header} (the secret in the header {@link #authHeader}).
+         */
+        @WithDefault("none")
+        String auth();
+
+        /** The credential {@link #auth} sends; keep it in the Secret (env {@code LOADFLOW_CHANNELS_<C>_AUTH_SECRET}). */
+        Optional<String> authSecret();
+
+        /** The header's name for {@code auth=header}, e.g. {@code X-Api-Key}. */
+        Optional<String> authHeader();
     }
 }

@@ -21,13 +21,19 @@ public interface JsonEndpoint {
     String WEBHOOK_ID = "webhook-id";
     String WEBHOOK_TIMESTAMP = "webhook-timestamp";
     String WEBHOOK_SIGNATURE = "webhook-signature";
-    Set<String> SIGNATURE_HEADERS = Set.of(WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE);
+    String AUTHORIZATION = "Authorization";
+    /** The headers besides the key and the trace that this client sends. */
+    Set<String> EXTRA_HEADERS = Set.of(AUTHORIZATION, WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE);
 
-    /** {@code traceparent}: the send's span; the {@code webhook-*} headers a signed webhook's (null leaves a header out). */
+    /**
+     * {@code traceparent}: the send's span; {@code Authorization} the channel's (bearer or basic); the
+     * {@code webhook-*} headers a signed webhook's (null leaves a header out).
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.WILDCARD)
     Response post(@HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey, @HeaderParam(TRACEPARENT) String traceparent,
+                  @HeaderParam(AUTHORIZATION) String authorization,
                   @HeaderParam(WEBHOOK_ID) String webhookId, @HeaderParam(WEBHOOK_TIMESTAMP) String webhookTimestamp,
                   @HeaderParam(WEBHOOK_SIGNATURE) String webhookSignature, String json);
 }

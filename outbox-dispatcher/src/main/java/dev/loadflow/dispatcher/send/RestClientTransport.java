@@ -18,9 +18,9 @@ public final class RestClientTransport implements ChannelTransport {
     @Override
     public Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json,
                        Map<String, String> headers) {
-        if (!JsonEndpoint.SIGNATURE_HEADERS.containsAll(headers.keySet())) {
-            throw new IllegalArgumentException("the rest-client transport sends no headers but " + JsonEndpoint.SIGNATURE_HEADERS
-                    + "; got " + headers.keySet());
+        if (!JsonEndpoint.EXTRA_HEADERS.containsAll(headers.keySet())) {
+            throw new IllegalArgumentException("the rest-client transport sends no headers but " + JsonEndpoint.EXTRA_HEADERS
+                    + " (auth=header needs the vertx or jdk transport); got " + headers.keySet());
         }
         JsonEndpoint client = clients.computeIfAbsent(url, u -> QuarkusRestClientBuilder.newBuilder()
                 .baseUri(u)
@@ -28,7 +28,8 @@ public final class RestClientTransport implements ChannelTransport {
                 .readTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .property("microprofile.rest.client.disable.default.mapper", true)
                 .build(JsonEndpoint.class));
-        try (Response response = client.post(idempotencyKey, traceparent, headers.get(JsonEndpoint.WEBHOOK_ID),
+        try (Response response = client.post(idempotencyKey, traceparent, headers.get(JsonEndpoint.AUTHORIZATION),
+                headers.get(JsonEndpoint.WEBHOOK_ID),
                 headers.get(JsonEndpoint.WEBHOOK_TIMESTAMP), headers.get(JsonEndpoint.WEBHOOK_SIGNATURE), json)) {
             String body = response.hasEntity() ? response.readEntity(String.class) : "";
             return new Answer(response.getStatus(), body, response.getHeaderString("Retry-After"));
