@@ -27,7 +27,7 @@ import static dev.loadflow.worker.LoadApi.sms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The SOP of DESIGN.md for client A (30 minutes, 3 attempts), driven the way production drives
+ * The SOP of docs/design.md for client A (30 minutes, 3 attempts), driven the way production drives
  * it: senders POST to ingest; the pump and the dispatcher put TimerFired and ActionOutcome on
  * the load queue with their deterministic ids.
  */

@@ -38,7 +38,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * One run per delivered event (DESIGN.md "Load worker run"): read the load's log, project it
+ * One run per delivered event (docs/design.md, "Services"): read the load's log, project it
  * (only what was logged since the worker last saw the load: {@link Projections}), filter
  * deterministically or ask the policy, and append the event, its decision and the
  * decision's outbox rows in one transaction at the version that was read.

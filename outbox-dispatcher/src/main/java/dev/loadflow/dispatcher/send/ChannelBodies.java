@@ -2,7 +2,7 @@ package dev.loadflow.dispatcher.send;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
-/** The request bodies DESIGN.md pins for each channel, serialised by Jackson. */
+/** The request bodies of the channel protocol (the dispatcher's README) for each channel, serialised by Jackson. */
 public final class ChannelBodies {
 
     private ChannelBodies() {

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The external channels: sends an action as the request DESIGN.md pins for its channel, with
+ * The external channels: sends an action as the request the channel protocol (the dispatcher's README) pins for its channel, with
  * the row's outbox id as {@code Idempotency-Key}, and classifies the answer.
  * <ul>
  *   <li>SMS: {@code POST {sms.url}/messages {"to", "text"}}</li>

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What one attempt at an outbox row came to. DESIGN.md: 2xx = delivered (the body is the
+ * What one attempt at an outbox row came to. The channel protocol (the dispatcher's README): 2xx = delivered (the body is the
  * receipt); 408, 425, 429, 5xx, timeouts and connection errors = retryable (honour
  * {@code Retry-After}); any other 4xx = permanent.
  */

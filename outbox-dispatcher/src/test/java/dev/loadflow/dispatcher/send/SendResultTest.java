@@ -10,7 +10,7 @@ import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** DESIGN.md's classification of channel answers. */
+/** The channel protocol's classification of channel answers. */
 class SendResultTest {
 
     private final FakeClock clock = FakeClock.at("2026-11-30T07:00:00Z");

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The deterministic SOP of DESIGN.md, per client:
+ * The deterministic SOP of docs/design.md, per client:
  * <ul>
  *   <li>a high-risk ping with no open ETA ask opens one: {@code send_sms} and
  *       {@code set_timer(now + retry-after)};</li>

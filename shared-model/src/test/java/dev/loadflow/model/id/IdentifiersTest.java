@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Every identifier of the DESIGN.md table, built and parsed back. */
+/** Every identifier of the identifiers table of docs/design.md, built and parsed back. */
 class IdentifiersTest {
 
     private static final AskId ASK = AskId.of("eta_request", "ping_0700");

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The {@link EventStore} contract (DESIGN.md "Store contracts", ADR 0003 "Optimistic
+ * The {@link EventStore} contract (docs/design.md "Store contracts", ADR 0003 "Optimistic
  * concurrency on the log"). Every backend runs these tests unchanged.
  */
 public abstract class EventStoreContract {
