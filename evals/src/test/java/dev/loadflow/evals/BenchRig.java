@@ -133,7 +133,8 @@ final class BenchRig implements AutoCloseable {
         PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(pool, CLOCK),
                 new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
         QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(8,
-                Integer.getInteger("loadflow.bench.batch-size", 64), LINGER, Duration.ofSeconds(1), Duration.ofMinutes(2),
+                Integer.getInteger("loadflow.bench.batch-size", 64), Integer.getInteger("loadflow.bench.per-load", 10), LINGER,
+                Duration.ofSeconds(1), Duration.ofMinutes(2),
                 Duration.ofSeconds(1)), CLOCK);
         consumer.start();
         consumers.add(consumer);

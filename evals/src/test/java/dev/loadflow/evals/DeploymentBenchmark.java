@@ -63,7 +63,9 @@ class DeploymentBenchmark {
 
     /**
      * One run: its name, loads, events per load (the assignment, then pings and replies), offered rate
-     * (0 flat out), and how long the channel simulator takes to answer (SMS, Hero tasks, Slack alike).
+     * (0 flat out; -1 each load's events back to back, a backlog replayed: they queue faster than one
+     * load's runs take them), and how long the channel simulator takes to answer (SMS, Hero tasks,
+     * Slack alike).
      */
     record Config(String name, int loads, int eventsPerLoad, int rate, int channelMillis) {
 
@@ -162,6 +164,7 @@ class DeploymentBenchmark {
             String channel = ", channel " + ms + " ms";
             if (ms == 0) {
                 configs.add(new Config("flat out, 100 loads" + channel, 100, 81, 0, ms));
+                configs.add(new Config("one load, 500 events at once" + channel, 1, 500, -1, ms));
             }
             configs.add(new Config("flat out, 1000 loads" + channel, 1000, 9, 0, ms));
             configs.add(new Config("100 ev/s, 100 loads" + channel, 100, 21, 100, ms));
@@ -323,6 +326,8 @@ class DeploymentBenchmark {
             long start = System.nanoTime();
             if (config.rate() == 0) {
                 closedLoop(prefix, config, sentAt);
+            } else if (config.rate() < 0) {
+                backToBack(prefix, config, sentAt);
             } else {
                 atFixedRate(prefix, config, sentAt);
             }
@@ -407,6 +412,14 @@ class DeploymentBenchmark {
                 assertThat(System.nanoTime()).as("every event's message reached the simulator within 10 minutes").isLessThan(deadline);
             }
             stack.simulator().onDelivery(d -> { });
+        }
+
+        /** Each load's events posted one after the other, each as soon as the one before it was answered. */
+        private void backToBack(String prefix, Config config, Map<String, Long> sentAt) {
+            int[] all = java.util.stream.IntStream.range(0, config.eventsPerLoad()).toArray();
+            for (int l = 0; l < config.loads(); l++) {
+                send(prefix + "-L" + l, sentAt, all);
+            }
         }
 
         /** At the offered rate, load after load: assigned, then pings and replies. */

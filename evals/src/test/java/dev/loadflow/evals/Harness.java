@@ -290,7 +290,7 @@ public final class Harness implements AutoCloseable {
         int processed = 0;
         List<ReceivedMessage> received;
         while (!(received = queue.receive(10, Duration.ZERO)).isEmpty()) {
-            for (PoisonGate.Admitted admitted : gate.screen(received)) {
+            for (PoisonGate.Admitted admitted : gate.screen(received).admitted()) {
                 String handle = admitted.message().receiptHandle();
                 RunOutcome outcome;
                 try {

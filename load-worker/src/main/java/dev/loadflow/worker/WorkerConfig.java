@@ -12,20 +12,29 @@ import java.util.Optional;
 public interface WorkerConfig {
 
     /**
-     * How many batches one instance runs at once; up to {@code concurrency × batch-size}
-     * messages (each of a different load) are in flight.
+     * How many batches one instance runs at once; up to {@code concurrency × batch-size} loads
+     * are in flight, each with up to {@link #perLoad} messages.
      */
     @WithDefault("8")
     int concurrency();
 
     /**
-     * How many messages (of different loads) one receive takes and runs together: one read and
-     * one append for the batch. 1 runs each message on its own, which suits a policy that calls
-     * out (an LLM agent), since a batch decides one event after the other. On SQS each message
-     * is a receive call of its own.
+     * How many loads one receive takes and runs together: one read and one append for the batch.
+     * 1 runs each load on its own, which suits a policy that calls out (an LLM agent), since a
+     * batch decides one event after the other. On SQS each load is a receive call of its own.
      */
     @WithDefault("64")
     int batchSize();
+
+    /**
+     * How many queued messages of one load a batch may take at once, in order: a busy load's
+     * backlog (a device replaying an hour of pings) is decided in one go, one log read and one
+     * append, instead of one message per round of receive, run and ack. Unset: 10 on PostgreSQL,
+     * 1 with the LLM policy (a run's model calls are made one after the other, all within the run
+     * deadline) and 1 on SQS (SQS counts every receive, so messages waiting behind a held head
+     * would gain a count at each recheck and reach the poison limit without running).
+     */
+    Optional<Integer> perLoad();
 
     /**
      * The longest a run may take, far inside the 5-minute limit and shorter than the queue's

@@ -126,18 +126,21 @@ public class WorkerProducers {
     @Produces
     @Singleton
     QueueConsumer consumer(LoadQueue queue, LoadRun run, PoisonGate gate, WorkerMetrics metrics, WorkerConfig config,
-                           QueueConfig queueConfig, Clock clock) {
+                           QueueConfig queueConfig, PolicyConfig policy, Clock clock) {
         if (config.runDeadline().compareTo(queueConfig.visibilityTimeout()) >= 0) {
             throw new IllegalStateException("loadflow.worker.run-deadline (" + config.runDeadline()
                     + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
                     + "), or a message would be redelivered while its run is still going");
         }
-        if (config.concurrency() < 1 || config.batchSize() < 1) {
-            throw new IllegalStateException("loadflow.worker.concurrency and loadflow.worker.batch-size must be at least 1, got "
-                    + config.concurrency() + " and " + config.batchSize());
+        int perLoad = config.perLoad().orElse(
+                queueConfig.kind() == QueueConfig.Kind.SQS || policy.kind() == PolicyConfig.Kind.LLM ? 1 : 10);
+        if (config.concurrency() < 1 || config.batchSize() < 1 || perLoad < 1) {
+            throw new IllegalStateException("loadflow.worker.concurrency, loadflow.worker.batch-size and "
+                    + "loadflow.worker.per-load must be at least 1, got " + config.concurrency() + ", "
+                    + config.batchSize() + " and " + perLoad);
         }
         return new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(config.concurrency(),
-                config.batchSize(), config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay()),
-                clock);
+                config.batchSize(), perLoad, config.linger(), config.pollWait(), config.runDeadline(),
+                config.retryDelay()), clock);
     }
 }

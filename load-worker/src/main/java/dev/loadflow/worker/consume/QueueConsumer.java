@@ -17,8 +17,10 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -29,14 +31,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The load worker's loop: one receiver takes up to a batch of messages whenever fewer than
- * {@code concurrency} batches are running (the queue hands out at most one message per load,
- * so runs of one load never overlap), and each batch is run on a virtual thread under the run
- * deadline ({@link LoadRun#processAll}:
- * one read and one append for the whole batch). A message is acked only after its run
- * appended (or found the event already processed); otherwise it is given back for
- * redelivery, with backoff. Poison (unreadable, or delivered too often) goes through the
- * {@link PoisonGate}: it holds its load, or is parked.
+ * The load worker's loop: one receiver takes up to a batch of loads whenever fewer than
+ * {@code concurrency} batches are running, each load with up to {@code perLoad} of its queued
+ * messages in order (the queue hands a load's messages to one consumer at a time, so runs of
+ * one load never overlap), and each batch is run on a virtual thread under the run deadline
+ * ({@link LoadRun#processAll}: one read and one append for the whole batch). A message is acked
+ * only after its run appended (or found the event already processed); otherwise it is given
+ * back for redelivery, with backoff, and the load's messages behind it with it. Poison
+ * (unreadable, or delivered too often) goes through the {@link PoisonGate}: it holds its load,
+ * or is parked.
  */
 public final class QueueConsumer {
 
@@ -44,13 +47,13 @@ public final class QueueConsumer {
     private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
 
     /** The loop's knobs; see {@code WorkerConfig} for each. */
-    public record Settings(int concurrency, int batchSize, Duration linger, Duration pollWait, Duration runDeadline,
-                           Duration retryDelay) {
+    public record Settings(int concurrency, int batchSize, int perLoad, Duration linger, Duration pollWait,
+                           Duration runDeadline, Duration retryDelay) {
 
         public Settings {
-            if (concurrency < 1 || batchSize < 1) {
-                throw new IllegalArgumentException("concurrency and batch size must be at least 1, got "
-                        + concurrency + " and " + batchSize);
+            if (concurrency < 1 || batchSize < 1 || perLoad < 1) {
+                throw new IllegalArgumentException("concurrency, batch size and messages per load must be at least 1, got "
+                        + concurrency + ", " + batchSize + " and " + perLoad);
             }
         }
     }
@@ -81,8 +84,8 @@ public final class QueueConsumer {
 
     public void start() {
         loop.start();
-        LOG.infof("consuming the load queue: %d batches at once, up to %d messages each", settings.concurrency(),
-                settings.batchSize());
+        LOG.infof("consuming the load queue: %d batches at once, up to %d loads each, up to %d messages per load",
+                settings.concurrency(), settings.batchSize(), settings.perLoad());
     }
 
     /** The consumer's loop, for its health. */
@@ -102,7 +105,7 @@ public final class QueueConsumer {
         }
         List<ReceivedMessage> received;
         try {
-            received = queue.receive(settings.batchSize(), settings.pollWait());
+            received = queue.receive(settings.batchSize(), settings.perLoad(), settings.pollWait());
         } catch (RuntimeException e) {
             slots.release();
             throw e;
@@ -122,14 +125,17 @@ public final class QueueConsumer {
             });
         }
         // a short batch: let more loads get work before the next receive (fuller batches)
-        return received.size() < settings.batchSize() ? Rest.linger(settings.linger()) : Rest.NONE;
+        long loads = received.stream().map(ReceivedMessage::loadId).distinct().count();
+        return loads < settings.batchSize() ? Rest.linger(settings.linger()) : Rest.NONE;
     }
 
-    /** Runs one received batch (one message per load) under the run deadline, then settles each message. */
+    /** Runs one received batch (a run of messages per load) under the run deadline, then settles each message. */
     private void handle(List<ReceivedMessage> received) {
         try {
-            List<Admitted> admitted = gate.screen(received);
+            PoisonGate.Screened screened = gate.screen(received);
+            List<Admitted> admitted = screened.admitted();
             if (admitted.isEmpty()) {
+                screened.behind().forEach(message -> giveBack(message, Duration.ZERO));
                 return;
             }
             List<InboundEvent> events = admitted.stream().map(Admitted::event).toList();
@@ -141,43 +147,70 @@ public final class QueueConsumer {
                 running.cancel(true);
                 LOG.warnf("runs for %s passed their deadline of %s: abandoned, messages given back", describe(events),
                         settings.runDeadline());
-                admitted.forEach(a -> giveBackUnlessHeld(a, "passed the run deadline", settings.retryDelay()));
+                firstOfEachLoad(admitted).forEach(a -> giveBackUnlessHeld(a, "passed the run deadline", settings.retryDelay()));
                 return;
             } catch (ExecutionException e) {
                 LOG.errorf(e.getCause(), "runs for %s failed", describe(events));
-                admitted.forEach(a -> giveBackUnlessHeld(a, String.valueOf(e.getCause()),
+                firstOfEachLoad(admitted).forEach(a -> giveBackUnlessHeld(a, String.valueOf(e.getCause()),
                         stopping ? Duration.ZERO : backoff(a.message().receiveCount())));
                 return;
             } catch (InterruptedException e) {
                 running.cancel(true);
-                admitted.forEach(a -> giveBack(a.message(), Duration.ZERO));
+                firstOfEachLoad(admitted).forEach(a -> giveBack(a.message(), Duration.ZERO));
                 Thread.currentThread().interrupt();
                 return;
             }
-            settle(admitted, outcomes);
+            settle(admitted, outcomes, screened.behind());
         } catch (RuntimeException e) {
             // the queue itself failed: the messages come back when their visibility timeout ends
             LOG.errorf(e, "could not settle messages of loads %s",
-                    received.stream().map(ReceivedMessage::loadId).toList());
+                    received.stream().map(ReceivedMessage::loadId).distinct().toList());
         }
     }
 
-    /** Acks the messages whose runs are done (in one call) and gives the others back. */
-    private void settle(List<Admitted> admitted, List<RunOutcome> outcomes) {
+    /** Giving back a load's first message gives back its run: the first admitted message of each load. */
+    private static List<Admitted> firstOfEachLoad(List<Admitted> admitted) {
+        Set<String> loads = new HashSet<>();
+        return admitted.stream().filter(a -> loads.add(a.message().loadId())).toList();
+    }
+
+    /**
+     * Acks, per load, the messages whose runs are done up to the first that is not (in one call
+     * for the batch), then gives that one back, which gives back the load's messages behind it;
+     * a load whose admitted messages all ended gives back the message the gate kept from running
+     * behind them, if any. Acks go first: a message given back frees its load for another run.
+     */
+    private void settle(List<Admitted> admitted, List<RunOutcome> outcomes, List<ReceivedMessage> behind) {
         List<String> done = new ArrayList<>(admitted.size());
+        Set<String> stopped = new HashSet<>();
+        List<Runnable> givenBack = new ArrayList<>();
         for (int i = 0; i < admitted.size(); i++) {
             Admitted a = admitted.get(i);
             ReceivedMessage message = a.message();
+            if (stopped.contains(message.loadId())) {
+                continue;
+            }
             RunOutcome outcome = outcomes.get(i);
             if (outcome.result().ack()) {
                 gate.succeeded(a);
                 done.add(message.receiptHandle());
-            } else if (outcome.result() == RunResult.FAILED) {
+                continue;
+            }
+            stopped.add(message.loadId());
+            if (outcome.result() == RunResult.FAILED) {
                 LOG.errorf("run for %s of load %s failed (delivery %d): %s", a.event().eventId(), message.loadId(),
                         message.receiveCount(), outcome.reason());
-                giveBackUnlessHeld(a, outcome.reason(), stopping ? Duration.ZERO : backoff(message.receiveCount()));
+                givenBack.add(() -> giveBackUnlessHeld(a, outcome.reason(),
+                        stopping ? Duration.ZERO : backoff(message.receiveCount())));
+            } else if (outcome.result() == RunResult.NOT_RUN) {
+                givenBack.add(() -> giveBack(message, Duration.ZERO));
             } else {
-                giveBack(message, settings.retryDelay());
+                givenBack.add(() -> giveBack(message, settings.retryDelay()));
+            }
+        }
+        for (ReceivedMessage message : behind) {
+            if (!stopped.contains(message.loadId())) {
+                givenBack.add(() -> giveBack(message, Duration.ZERO));
             }
         }
         if (!done.isEmpty()) {
@@ -194,6 +227,7 @@ public final class QueueConsumer {
                         done.size() - acked, done.size());
             }
         }
+        givenBack.forEach(Runnable::run);
     }
 
     /** A failed run: an operator's retry of a held head is held again; any other message comes back after {@code delay}. */

@@ -11,9 +11,12 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * What happens to a received message before and after its run when it is, or becomes,
@@ -29,7 +32,8 @@ import java.util.Objects;
  * on without it.
  *
  * <p>Only a redelivered message can be a held head (a held head is always handed back, and
- * nothing behind it is handed out), so a batch of first deliveries costs no lookup.
+ * nothing behind it is run), so a batch of first deliveries costs no lookup. A held head comes
+ * first in its load's run; the messages behind it in the run are given back with it.
  */
 public final class PoisonGate {
 
@@ -83,46 +87,101 @@ public final class PoisonGate {
     }
 
     /**
-     * Screens a received batch: settles here what must not run (a held head is handed back, a
-     * skipped one acked, new poison held or parked) and returns the rest, in order.
+     * What may run of a received batch, and what is given back after it: per load, a run's
+     * messages up to the first that may not run now. The consumer gives back {@code behind}
+     * (each the first of its load's messages that were kept from running) once the messages
+     * admitted ahead of it are settled.
      */
-    public List<Admitted> screen(List<ReceivedMessage> received) {
+    public record Screened(List<Admitted> admitted, List<ReceivedMessage> behind) {
+    }
+
+    /**
+     * Screens a received batch: settles here what must not run (a held head is handed back, a
+     * skipped one acked, new poison held or parked) and returns the rest, in order. A load's run
+     * stops at the first message that must not run: what the gate settled gives back the rest of
+     * the run with it; a later message of the run that is itself poison is not judged behind
+     * messages that are about to run (giving it back would free its load under them), but kept
+     * from running and returned in {@link Screened#behind}, to be judged when it heads its load.
+     */
+    public Screened screen(List<ReceivedMessage> received) {
         List<String> redelivered = received.stream().filter(m -> m.receiveCount() > 1).map(ReceivedMessage::loadId).toList();
         Map<String, HeldLoad> holds = redelivered.isEmpty() ? Map.of() : held.among(redelivered);
         List<Admitted> admitted = new ArrayList<>(received.size());
+        List<ReceivedMessage> behind = new ArrayList<>();
+        Set<String> heads = new HashSet<>();
+        Set<String> stopped = new HashSet<>();
         for (ReceivedMessage message : received) {
-            HeldLoad hold = holds.get(message.loadId());
-            if (hold != null && !hold.messageId().equals(message.messageId())) {
-                // the head it held is gone (acked before its hold ended): the hold is over
-                held.release(hold.loadId(), hold.messageId());
-                hold = null;
+            if (stopped.contains(message.loadId())) {
+                continue;
             }
-            InboundEvent event;
-            try {
-                event = message.event();
-            } catch (RuntimeException e) {
-                if (hold != null && hold.state() == HeldLoad.State.SKIPPED) {
-                    skipped(message, false);
+            if (!heads.add(message.loadId())) {
+                Optional<Admitted> next = behindAdmitted(message);
+                if (next.isPresent()) {
+                    admitted.add(next.get());
                 } else {
-                    poison(message, HeldLoad.UNREADABLE, "unreadable message: " + e.getMessage());
+                    behind.add(message);
+                    stopped.add(message.loadId());
                 }
                 continue;
             }
-            if (hold == null) {
-                if (message.receiveCount() > settings.maxDeliveries()) {
-                    poison(message, event.typeName(), "delivered " + message.receiveCount() + " times without success");
-                } else {
-                    admitted.add(new Admitted(message, event, false));
-                }
-                continue;
-            }
-            switch (hold.state()) {
-                case HELD -> keepHolding(message);
-                case RETRY -> admitted.add(new Admitted(message, event, true));
-                case SKIPPED -> skipped(message, true);
+            if (!screenHead(message, holds.get(message.loadId()), admitted)) {
+                stopped.add(message.loadId());
             }
         }
-        return admitted;
+        return new Screened(admitted, behind);
+    }
+
+    /** A message behind its run's head: admitted unless it is poison (judged later, when it heads its load). */
+    private Optional<Admitted> behindAdmitted(ReceivedMessage message) {
+        if (message.receiveCount() > settings.maxDeliveries()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new Admitted(message, message.event(), false));
+        } catch (RuntimeException unreadable) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Screens the first message of a load in the batch (a held head is always one): adds it to
+     * {@code admitted} or settles it. False when the rest of its run must not run (the message
+     * was handed back or parked, which gives back the rest with it).
+     */
+    private boolean screenHead(ReceivedMessage message, HeldLoad hold, List<Admitted> admitted) {
+        if (hold != null && !hold.messageId().equals(message.messageId())) {
+            // the head it held is gone (acked before its hold ended): the hold is over
+            held.release(hold.loadId(), hold.messageId());
+            hold = null;
+        }
+        InboundEvent event;
+        try {
+            event = message.event();
+        } catch (RuntimeException e) {
+            if (hold != null && hold.state() == HeldLoad.State.SKIPPED) {
+                skipped(message, false);
+                return true;
+            }
+            poison(message, HeldLoad.UNREADABLE, "unreadable message: " + e.getMessage());
+            return false;
+        }
+        if (hold == null) {
+            if (message.receiveCount() > settings.maxDeliveries()) {
+                poison(message, event.typeName(), "delivered " + message.receiveCount() + " times without success");
+                return false;
+            }
+            admitted.add(new Admitted(message, event, false));
+            return true;
+        }
+        switch (hold.state()) {
+            case HELD -> {
+                keepHolding(message);
+                return false;
+            }
+            case RETRY -> admitted.add(new Admitted(message, event, true));
+            case SKIPPED -> skipped(message, true);
+        }
+        return true;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.loadflow.worker.run;
 
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.LogEntry;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.DecisionPolicy;
@@ -25,8 +26,6 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,50 +134,116 @@ public final class LoadRun {
     }
 
     /**
-     * Runs several delivered events of different loads together: one read for all their logs
-     * and one append for all their decisions, so a busy worker pays two round trips per batch
-     * instead of two per event. An event whose policy threw fails alone (its message is given
-     * back); an event whose append cannot go in the batch (its log moved, an entry or action key
-     * collided) runs again on its own through {@link #process}, so every event ends exactly as
-     * it would alone. With the load lock on, or a load twice in the batch, every event runs on
-     * its own: the loads side by side (a model's decisions take seconds each, and a batch must
-     * not wait for them one after another), each load's events in their order.
+     * Runs a batch of delivered events: one read for all their loads' logs and one append for
+     * all their decisions, so a busy worker pays two round trips per batch instead of two per
+     * event. A load may have several events in the batch (a run of its queue, in order): they
+     * are decided one after the other, each on the state the one before left, and appended
+     * together. Within a load, nothing runs after an event that did not end (its policy threw):
+     * that one is {@link RunResult#FAILED} and those behind it {@link RunResult#NOT_RUN}, so a
+     * load's events are never decided out of order. A load whose append cannot go in the batch
+     * (its log moved, an entry or action key collided) runs again on its own through
+     * {@link #process}, event by event, so every event ends exactly as it would alone. With the
+     * load lock on, every event runs on its own: the loads side by side (a model's decisions
+     * take seconds each, and a batch must not wait for them one after another), each load's
+     * events in their order.
      *
-     * @return one outcome per event, in order; {@link RunResult#FAILED} where the run threw
+     * @return one outcome per event, in order
      */
     public List<RunOutcome> processAll(List<InboundEvent> batch) {
-        Set<String> loads = new HashSet<>();
-        batch.forEach(event -> loads.add(event.loadId()));
         if (batch.size() == 1) {
             return List.of(processOrFail(batch.getFirst()));
         }
-        if (lock != LoadLock.NONE || loads.size() < batch.size()) {
-            return eachLoadOnItsOwn(batch);
+        Map<String, List<Integer>> byLoad = byLoad(batch);
+        if (lock != LoadLock.NONE) {
+            return eachLoadOnItsOwn(batch, byLoad);
         }
         long start = System.nanoTime();
         Span[] spans = new Span[batch.size()];
         for (int i = 0; i < batch.size(); i++) {
             spans[i] = span(batch.get(i));
         }
-        Map<String, LoadState> states = projections.current(loads);
+        Map<String, LoadState> states = projections.current(byLoad.keySet());
         Instant now = clock.instant();
         RunOutcome[] outcomes = new RunOutcome[batch.size()];
-        List<Integer> appending = new ArrayList<>();
-        List<EventStore.Append> appends = new ArrayList<>();
-        Map<String, DecisionRecorded> decisions = new HashMap<>();
-        List<Integer> alone = new ArrayList<>();
-        for (int i = 0; i < batch.size(); i++) {
+        List<LoadPlan> plans = new ArrayList<>();
+        Map<String, List<Integer>> alone = new LinkedHashMap<>();
+        for (Map.Entry<String, List<Integer>> load : byLoad.entrySet()) {
+            LoadPlan plan = plan(load.getKey(), load.getValue(), states.get(load.getKey()), batch, spans, now, outcomes);
+            if (plan == null) {
+                alone.put(load.getKey(), load.getValue());
+            } else if (!plan.decided.isEmpty()) {
+                plans.add(plan);
+            }
+        }
+        List<Span> appendSpans = new ArrayList<>();
+        for (LoadPlan plan : plans) {
+            appendSpans.add(traces.start("loadflow.append", SpanKind.INTERNAL, Traces.traceparent(spans[plan.decided.getFirst()])));
+        }
+        try {
+            Set<String> behind = events.appendAll(plans.stream().map(LoadPlan::append).toList());
+            for (LoadPlan plan : plans) {
+                if (behind.contains(plan.loadId)) {
+                    // the load's log moved since the batch read it: a conflict, run again on its own
+                    metrics.conflict();
+                    plan.discard();
+                    try (LogContext logged = logContext(batch.get(plan.decided.getFirst()), spans[plan.decided.getFirst()])) {
+                        LOG.infof("conflict: load %s's log moved past version %d while %d of its events were decided in a batch; "
+                                + "re-deciding", plan.loadId, plan.before.version(), plan.decided.size());
+                    }
+                    alone.put(plan.loadId, plan.runAgain(outcomes));
+                } else {
+                    projections.remember(List.of(plan.after));
+                    for (int k = 0; k < plan.decided.size(); k++) {
+                        DecisionRecorded decision = plan.decisions.get(k);
+                        outcomes[plan.decided.get(k)] = new RunOutcome(
+                                decision.filtered() ? RunResult.FILTERED : RunResult.DECIDED,
+                                plan.before.version() + 2L * (k + 1), 0, decision.reason());
+                    }
+                }
+            }
+        } catch (BatchAppendRejectedException e) {
+            for (LoadPlan plan : plans) {
+                plan.discard();
+                alone.put(plan.loadId, plan.runAgain(outcomes));
+            }
+        } finally {
+            appendSpans.forEach(Span::end);
+        }
+        long took = System.nanoTime() - start;
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] != null && outcomes[i].result() != RunResult.NOT_RUN) {
+                metrics.run(outcomes[i].result(), took);
+            }
+            // an event run again on its own gets a span of that run too
+            spans[i].setAttribute(RESULT, outcomes[i] == null ? "run_alone" : outcomes[i].result().tag());
+            spans[i].end();
+        }
+        alone.forEach((load, indexes) -> runInOrder(batch, indexes, outcomes));
+        return List.of(outcomes);
+    }
+
+    /**
+     * What a batch does for one load: its events decided in order, each on the state the one
+     * before left, ready for one append. Null when the kept projection proved ahead of the log
+     * (the load then runs on its own, on the log as it is).
+     */
+    private LoadPlan plan(String loadId, List<Integer> indexes, LoadState before, List<InboundEvent> batch, Span[] spans,
+                          Instant now, RunOutcome[] outcomes) {
+        LoadPlan plan = new LoadPlan(loadId, indexes, before);
+        for (int k = 0; k < indexes.size(); k++) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new IllegalStateException("batch of " + batch.size() + " runs abandoned (deadline or shutdown)");
             }
+            int i = indexes.get(k);
             InboundEvent event = batch.get(i);
-            LoadState state = states.get(event.loadId());
+            LoadState state = plan.after;
             if (state.hasProcessed(event.eventId())) {
-                if (logged(event)) {
-                    outcomes[i] = new RunOutcome(RunResult.DUPLICATE, state.version(), 0, "already processed");
-                } else {
-                    alone.add(i);
+                if (!logged(event)) {
+                    plan.discard();
+                    indexes.forEach(j -> outcomes[j] = null);
+                    return null;
                 }
+                outcomes[i] = new RunOutcome(RunResult.DUPLICATE, state.version(), 0, "already processed");
                 continue;
             }
             DecisionRecorded decision;
@@ -189,71 +254,72 @@ public final class LoadRun {
             } catch (RuntimeException e) {
                 outcomes[i] = new RunOutcome(RunResult.FAILED, state.version(), 0,
                         "policy failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-                continue;
+                notRunBehind(indexes.subList(k + 1, indexes.size()), outcomes, event);
+                break;
             }
-            decisions.put(event.loadId(), decision);
-            appending.add(i);
-            appends.add(new EventStore.Append(event.loadId(), List.of(event, decision), state.version(),
-                    outboxRows(event, decision, now, Traces.traceparent(spans[i]))));
+            plan.add(i, event, decision, now, outboxRows(event, decision, now, Traces.traceparent(spans[i])));
         }
-        List<Span> appendSpans = new ArrayList<>(appending.size());
-        for (int i : appending) {
-            appendSpans.add(traces.start("loadflow.append", SpanKind.INTERNAL, Traces.traceparent(spans[i])));
-        }
-        try {
-            Set<String> behind = events.appendAll(appends);
-            for (int k = 0; k < appending.size(); k++) {
-                int i = appending.get(k);
-                String loadId = batch.get(i).loadId();
-                if (behind.contains(loadId)) {
-                    // the load's log moved since the batch read it: a conflict, run again on its own
-                    metrics.conflict();
-                    discarded(decisions.get(loadId));
-                    try (LogContext logged = logContext(batch.get(i), spans[i])) {
-                        LOG.infof("conflict: load %s's log moved past version %d while %s was decided in a batch; re-deciding",
-                                loadId, appends.get(k).expectedVersion(), batch.get(i).eventId());
-                    }
-                    alone.add(i);
-                } else {
-                    DecisionRecorded decision = decisions.get(loadId);
-                    remember(states.get(loadId), batch.get(i), decision, now);
-                    outcomes[i] = new RunOutcome(decision.filtered() ? RunResult.FILTERED : RunResult.DECIDED,
-                            appends.get(k).expectedVersion() + 2, 0, decision.reason());
-                }
-            }
-        } catch (BatchAppendRejectedException e) {
-            appending.forEach(i -> discarded(decisions.get(batch.get(i).loadId())));
-            alone.addAll(appending);
-        } finally {
-            appendSpans.forEach(Span::end);
-        }
-        long took = System.nanoTime() - start;
-        for (int i = 0; i < outcomes.length; i++) {
-            if (outcomes[i] != null) {
-                metrics.run(outcomes[i].result(), took);
-            }
-            // an event run again on its own gets a span of that run too
-            spans[i].setAttribute(RESULT, outcomes[i] == null ? "run_alone" : outcomes[i].result().tag());
-            spans[i].end();
-        }
-        for (int i : alone) {
-            outcomes[i] = processOrFail(batch.get(i));
-        }
-        return List.of(outcomes);
+        return plan;
     }
 
-    /** Every event through {@link #process}: the loads on virtual threads side by side, a load's events in order. */
-    private List<RunOutcome> eachLoadOnItsOwn(List<InboundEvent> batch) {
-        Map<String, List<Integer>> byLoad = new LinkedHashMap<>();
-        for (int i = 0; i < batch.size(); i++) {
-            byLoad.computeIfAbsent(batch.get(i).loadId(), load -> new ArrayList<>()).add(i);
+    /** The events of one load in a batch, decided in order, and what appending them takes. */
+    private final class LoadPlan {
+
+        final String loadId;
+        final List<Integer> indexes;
+        final LoadState before;
+        LoadState after;
+        final List<Integer> decided = new ArrayList<>();
+        final List<DecisionRecorded> decisions = new ArrayList<>();
+        final List<LogEntry> entries = new ArrayList<>();
+        final List<OutboxMessage> rows = new ArrayList<>();
+
+        LoadPlan(String loadId, List<Integer> indexes, LoadState before) {
+            this.loadId = loadId;
+            this.indexes = indexes;
+            this.before = before;
+            this.after = before;
         }
+
+        void add(int index, InboundEvent event, DecisionRecorded decision, Instant now, List<OutboxMessage> decisionRows) {
+            long version = after.version();
+            after = after.plus(List.of(new RecordedEntry(version + 1, now, event), new RecordedEntry(version + 2, now, decision)));
+            decided.add(index);
+            decisions.add(decision);
+            entries.add(event);
+            entries.add(decision);
+            rows.addAll(decisionRows);
+        }
+
+        EventStore.Append append() {
+            return new EventStore.Append(loadId, entries, before.version(), rows);
+        }
+
+        /** Its decisions will not be logged: a model asked for them was asked in vain. */
+        void discard() {
+            decisions.forEach(LoadRun.this::discarded);
+        }
+
+        /** The load's events to run again on their own, in order: all but those found already processed. */
+        List<Integer> runAgain(RunOutcome[] outcomes) {
+            List<Integer> again = new ArrayList<>();
+            for (int i : indexes) {
+                if (outcomes[i] == null || !outcomes[i].result().ack()) {
+                    outcomes[i] = null;
+                    again.add(i);
+                }
+            }
+            return again;
+        }
+    }
+    /** Every event through {@link #process}: the loads on virtual threads side by side, a load's events in order. */
+    private List<RunOutcome> eachLoadOnItsOwn(List<InboundEvent> batch, Map<String, List<Integer>> byLoad) {
         RunOutcome[] outcomes = new RunOutcome[batch.size()];
         ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
         try {
             List<Future<?>> loads = new ArrayList<>();
             for (List<Integer> indexes : byLoad.values()) {
-                loads.add(runs.submit(() -> indexes.forEach(i -> outcomes[i] = processOrFail(batch.get(i)))));
+                loads.add(runs.submit(() -> runInOrder(batch, indexes, outcomes)));
             }
             for (Future<?> load : loads) {
                 load.get();
@@ -268,6 +334,32 @@ public final class LoadRun {
             runs.shutdown();
         }
         return List.of(outcomes);
+    }
+
+    /** One load's events through {@link #process}, in order, up to the first that does not end (the rest do not run). */
+    private void runInOrder(List<InboundEvent> batch, List<Integer> indexes, RunOutcome[] outcomes) {
+        for (int k = 0; k < indexes.size(); k++) {
+            int i = indexes.get(k);
+            outcomes[i] = processOrFail(batch.get(i));
+            if (!outcomes[i].result().ack()) {
+                notRunBehind(indexes.subList(k + 1, indexes.size()), outcomes, batch.get(i));
+                return;
+            }
+        }
+    }
+
+    /** The events behind one of their load that did not end: given back without running, their order kept. */
+    private static void notRunBehind(List<Integer> behind, RunOutcome[] outcomes, InboundEvent stopped) {
+        behind.forEach(j -> outcomes[j] = new RunOutcome(RunResult.NOT_RUN, -1, 0,
+                "behind " + stopped.eventId() + " of the same load, which did not end"));
+    }
+
+    private static Map<String, List<Integer>> byLoad(List<InboundEvent> batch) {
+        Map<String, List<Integer>> byLoad = new LinkedHashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            byLoad.computeIfAbsent(batch.get(i).loadId(), load -> new ArrayList<>()).add(i);
+        }
+        return byLoad;
     }
 
     private RunOutcome processOrFail(InboundEvent event) {

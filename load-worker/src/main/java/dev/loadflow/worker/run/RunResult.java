@@ -13,7 +13,12 @@ public enum RunResult {
     /** The optional load lock was held by another run: the message is retried shortly. */
     LOCKED("locked", false),
     /** The run threw or passed its deadline: the message is redelivered with backoff. */
-    FAILED("failed", false);
+    FAILED("failed", false),
+    /**
+     * Not run: an earlier event of the same load in the batch did not end, and a load's events
+     * run in order. The message is given back with that one.
+     */
+    NOT_RUN("not_run", false);
 
     private final String tag;
     private final boolean ack;

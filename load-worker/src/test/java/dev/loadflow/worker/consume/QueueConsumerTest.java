@@ -25,6 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -69,7 +71,7 @@ class QueueConsumerTest {
         PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(PG.pool(), clock),
                 new PoisonGate.Settings(PoisonGate.OnPoison.SKIP, 3, Duration.ofMinutes(1)), metrics, clock);
         consumer = new QueueConsumer(queue, run, gate, metrics,
-                new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20)), clock);
+                new QueueConsumer.Settings(4, 4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20)), clock);
         consumer.start();
         return consumer;
     }
@@ -99,6 +101,42 @@ class QueueConsumerTest {
             assertThat(events.read("load-many-" + i).version()).isEqualTo(4);
         }
         assertThat(runs("decided")).isEqualTo(40);
+    }
+
+    /**
+     * A busy load's backlog (a device's hour of pings replayed at once) is taken several
+     * messages at a time, in order; a run that fails part way gives back its message and those
+     * behind it, and the load still ends with every event logged once, in the order queued.
+     */
+    @Test
+    void aBusyLoadsBacklogRunsSeveralMessagesAtATimeInOrder() {
+        String load = newLoadId();
+        AtomicInteger failures = new AtomicInteger();
+        start((event, state, now) -> {
+            if (event.eventId().equals("e123") && failures.getAndIncrement() == 0) {
+                throw new IllegalStateException("the policy's store blinked");
+            }
+            return Decision.noop("ok");
+        }, Duration.ofSeconds(10));
+        List<String> ids = new ArrayList<>();
+        List<QueueMessage> backlog = new ArrayList<>();
+        Instant now = clock.instant();
+        for (int i = 0; i < 300; i++) {
+            String id = String.format("e%03d", i);
+            ids.add(id);
+            backlog.add(QueueMessage.of(new InboundEvent(id, load, now, now, "c-1", null,
+                    new EventPayload.InboundSms("+15550100", "ping " + id))));
+        }
+        queue.enqueueAll(backlog);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> queue.stats().depth() == 0);
+
+        assertThat(events.read(load).entries()).extracting(e -> e.entry().entryId())
+                .containsExactlyElementsOf(ids.stream().flatMap(id -> java.util.stream.Stream.of(id, "dec:" + id)).toList());
+        assertThat(failures).as("e123 decided twice: failed, then run again").hasValue(2);
+        assertThat(registry.get("loadflow.worker.batch.size").summary().max()).as("messages of the one load per receive")
+                .isEqualTo(4);
+        assertThat(runs("failed")).isEqualTo(1);
     }
 
     @Test

@@ -21,4 +21,9 @@ class PgPoisonHoldTest extends PoisonHoldTest {
     boolean countsWaiting() {
         return true;
     }
+
+    @Override
+    int perLoad() {
+        return 10;
+    }
 }

@@ -73,6 +73,12 @@ abstract class PoisonHoldTest {
     /** Whether the queue counts the messages waiting behind a load's head. */
     abstract boolean countsWaiting();
 
+    /**
+     * How many messages of a load a batch takes: the backend's default ({@code loadflow.worker.per-load}
+     * unset), several on PostgreSQL, one on SQS.
+     */
+    abstract int perLoad();
+
     @BeforeEach
     void setUp() {
         events = new PgEventStore(PG.pool(), clock, PG.wakeups());
@@ -89,7 +95,7 @@ abstract class PoisonHoldTest {
         PoisonGate gate = new PoisonGate(queue, retryingRightAfterTheHold(held), new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 2, RECHECK),
                 metrics, clock);
         consumer = new QueueConsumer(queue, run, gate, metrics,
-                new QueueConsumer.Settings(4, 4, Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofSeconds(10),
+                new QueueConsumer.Settings(4, 4, perLoad(), Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofSeconds(10),
                         Duration.ofMillis(20)), clock);
         consumer.start();
     }
@@ -186,6 +192,28 @@ abstract class PoisonHoldTest {
         assertThat(repairs.skip(load, "again", audit("load.skip", load))).as("the hold is over")
                 .isInstanceOf(HeldRepairs.NotHeld.class);
         assertThat(auditActions(load)).containsExactly("load.skip");
+    }
+
+    /**
+     * An unreadable message queued behind good ones of its load: the good ones run (on
+     * PostgreSQL in the same batch, as one run of the load), then it holds the load, and the
+     * message behind it waits. It was not judged while the messages before it were running.
+     */
+    @Test
+    void poisonBehindGoodMessagesHoldsTheLoadOnlyAfterThem() {
+        String load = newLoadId();
+        send(load, "ok_1");
+        send(load, "ok_2");
+        queue.enqueue(new QueueMessage(load, "garbled", "{\"eventId\": \"garbled\"}"));
+        send(load, "after");
+
+        HeldLoad hold = awaitHeld(load);
+
+        assertThat(hold.messageId()).isEqualTo("garbled");
+        assertThat(entryIds(load)).containsExactly("ok_1", "dec:ok_1", "ok_2", "dec:ok_2");
+        if (countsWaiting()) {
+            assertThat(queue.waiting(List.of(load))).containsEntry(load, 1);
+        }
     }
 
     @Test

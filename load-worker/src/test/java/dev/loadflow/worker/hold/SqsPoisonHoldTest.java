@@ -31,4 +31,9 @@ class SqsPoisonHoldTest extends PoisonHoldTest {
     boolean countsWaiting() {
         return false;
     }
+
+    @Override
+    int perLoad() {
+        return 1;
+    }
 }

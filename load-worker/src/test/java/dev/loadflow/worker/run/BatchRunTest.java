@@ -87,6 +87,82 @@ class BatchRunTest {
         assertThat(registry.get("loadflow.worker.runs").tag("result", "decided").counter().count()).isEqualTo(3);
     }
 
+    /**
+     * A run of one busy load's queue in one batch: each event decided on the state the one
+     * before left (the policy sees the earlier events of the batch logged), all appended with one
+     * read and one append, in order.
+     */
+    @Test
+    void severalEventsOfOneLoadAreDecidedInOrderWithOneReadAndOneAppend() {
+        CountingStore counting = new CountingStore(events);
+        List<Long> versionsSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LoadRun run = new LoadRun(counting, (event, state, now) -> {
+            versionsSeen.add(state.version());
+            return ask(event);
+        }, clock, LoadLock.NONE, 5, metrics);
+        String busy = newLoadId();
+        String other = newLoadId();
+
+        List<RunOutcome> outcomes = run.processAll(List.of(reply(busy, "p1"), reply(other, "o1"), reply(busy, "p2"),
+                reply(busy, "p3")));
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsOnly(RunResult.DECIDED);
+        assertThat(outcomes).extracting(RunOutcome::version).containsExactly(2L, 2L, 4L, 6L);
+        assertThat(versionsSeen).as("each decided on the state the one before left").containsExactly(0L, 2L, 4L, 0L);
+        assertThat(counting.reads).hasValue(1);
+        assertThat(counting.appends).hasValue(1);
+        assertThat(events.read(busy).entries()).extracting(e -> e.entry().entryId())
+                .containsExactly("p1", "dec:p1", "p2", "dec:p2", "p3", "dec:p3");
+        assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE load_id = '" + busy + "'")).isEqualTo(3);
+    }
+
+    /**
+     * The second of three events of a load throws in its policy: the first is logged, the second
+     * fails and the third does not run (it must not be decided before the second), while the
+     * other load of the batch is logged as usual.
+     */
+    @Test
+    void nothingOfALoadRunsBehindAnEventThatFailed() {
+        String busy = newLoadId();
+        String other = newLoadId();
+        LoadRun run = new LoadRun(events, (event, state, now) -> {
+            if (event.eventId().equals("p2")) {
+                throw new IllegalStateException("no SOP for this client yet");
+            }
+            return ask(event);
+        }, clock, LoadLock.NONE, 5, metrics);
+
+        List<RunOutcome> outcomes = run.processAll(List.of(reply(busy, "p1"), reply(busy, "p2"), reply(busy, "p3"),
+                reply(other, "o1")));
+
+        assertThat(outcomes).extracting(RunOutcome::result)
+                .containsExactly(RunResult.DECIDED, RunResult.FAILED, RunResult.NOT_RUN, RunResult.DECIDED);
+        assertThat(events.read(busy).entries()).extracting(e -> e.entry().entryId()).containsExactly("p1", "dec:p1");
+        assertThat(events.read(other).version()).isEqualTo(2);
+    }
+
+    /** A load's log moved under a batch that held several of its events: they run again on their own, in order. */
+    @Test
+    void aBusyLoadWhoseLogMovedRunsItsEventsAgainInOrder() {
+        String busy = newLoadId();
+        AtomicInteger decisions = new AtomicInteger();
+        LoadRun run = new LoadRun(events, (event, state, now) -> {
+            if (decisions.getAndIncrement() == 0) {
+                // another instance logs on the load while this batch decides
+                events.append(busy, List.of(reply(busy, "elsewhere")), state.version(), List.of());
+            }
+            return ask(event);
+        }, clock, LoadLock.NONE, 5, metrics);
+
+        List<RunOutcome> outcomes = run.processAll(List.of(reply(busy, "p1"), reply(busy, "p2")));
+
+        assertThat(outcomes).extracting(RunOutcome::result).containsOnly(RunResult.DECIDED);
+        assertThat(outcomes).extracting(RunOutcome::version).containsExactly(3L, 5L);
+        assertThat(registry.get("loadflow.worker.conflicts").counter().count()).as("the batch's append was behind").isEqualTo(1);
+        assertThat(events.read(busy).entries()).extracting(e -> e.entry().entryId())
+                .containsExactly("elsewhere", "p1", "dec:p1", "p2", "dec:p2");
+    }
+
     @Test
     void aLoadSeenBeforeIsNotReadAgainButWhatOthersLoggedSinceIs() {
         LoadRun run = asking();

@@ -6,6 +6,7 @@ import dev.loadflow.store.audit.AuditRecord;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,6 +67,8 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     private final Clock clock;
     /** Messages this instance handed out and has not settled: park needs their bodies. */
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
+    /** For each message of a run of several in hand, the run's handles in order: what a release gives back with it. */
+    private final Map<String, List<String>> runOf = new ConcurrentHashMap<>();
     /** The longest a message waited in the queue before this instance received it, within {@link #WAIT_WINDOW}. */
     private final AtomicReference<Wait> longestWait = new AtomicReference<>();
 
@@ -122,18 +126,29 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     }
 
     /**
-     * Receives one message per call, up to {@code max} calls: SQS FIFO fills a batch from one
-     * message group, and the contract is one message per load in flight. A single-message
-     * receive returns the head of a group with nothing in flight; the group then stays locked
-     * until the message is deleted or visible again. Only the first call long-polls.
+     * Receives runs of up to {@code maxLoads} loads. With {@code perLoad} 1, one message per call
+     * (SQS FIFO fills a batch from one message group): a single-message receive returns the head
+     * of a group with nothing in flight, and the group stays locked until the message is deleted
+     * or visible again. Above 1, up to ten per call, which SQS fills with a group's head and the
+     * messages behind it, in order; a run keeps up to {@code perLoad} of them. What is not kept
+     * (past {@code perLoad} or {@code maxLoads}) is made visible again at once; the group stays
+     * locked behind the run in flight. SQS counts every receive: a message received behind a
+     * head that fails or is held gains a count each time, though it did not run. Only the first
+     * call long-polls.
      */
     @Override
-    public List<ReceivedMessage> receive(int max, Duration wait) {
+    public List<ReceivedMessage> receive(int maxLoads, int perLoad, Duration wait) {
+        if (maxLoads < 1 || perLoad < 1) {
+            throw new IllegalArgumentException("receive at least one load and one message per load, got "
+                    + maxLoads + " and " + perLoad);
+        }
         int waitSeconds = (int) Math.min(Math.max(wait.toSeconds(), 0), MAX_LONG_POLL.toSeconds());
-        List<ReceivedMessage> received = new ArrayList<>();
-        for (int call = 0; call < max; call++) {
+        Map<String, List<ReceivedMessage>> runs = new LinkedHashMap<>();
+        List<String> notKept = new ArrayList<>();
+        for (int call = 0; call < maxLoads && runs.size() < maxLoads; call++) {
             int pollSeconds = call == 0 ? waitSeconds : 0;
-            List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(1)
+            List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl)
+                    .maxNumberOfMessages(perLoad == 1 ? 1 : MAX_BATCH)
                     .waitTimeSeconds(pollSeconds)
                     .visibilityTimeout((int) visibilityTimeout.toSeconds())
                     .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID,
@@ -142,29 +157,81 @@ public final class SqsFifoLoadQueue implements LoadQueue {
             if (messages.isEmpty()) {
                 break;
             }
-            Message m = messages.get(0);
-            String loadId = m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID);
-            ReceivedMessage message = new ReceivedMessage(loadId, attribute(m, MESSAGE_ID), m.body(), m.receiptHandle(),
-                    Integer.parseInt(m.attributes().getOrDefault(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT, "1")),
-                    Optional.ofNullable(attribute(m, ENQUEUED_AT)).map(Instant::parse).orElseGet(() ->
-                            Instant.ofEpochMilli(Long.parseLong(m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP)))));
-            // a redelivery makes this instance's older handles of the same message stale
-            inFlight.values().removeIf(old -> old.loadId().equals(loadId) && old.messageId().equals(message.messageId()));
-            inFlight.put(m.receiptHandle(), message);
-            received.add(message);
-            observeWait(message.enqueuedAt());
+            for (Message m : messages) {
+                ReceivedMessage message = received(m);
+                List<ReceivedMessage> run = runs.get(message.loadId());
+                boolean keep = run == null ? runs.size() < maxLoads : run.size() < perLoad;
+                if (!keep) {
+                    notKept.add(m.receiptHandle());
+                    continue;
+                }
+                runs.computeIfAbsent(message.loadId(), load -> new ArrayList<>()).add(message);
+                // a redelivery makes this instance's older handles of the same message stale
+                inFlight.values().removeIf(old -> old.loadId().equals(message.loadId())
+                        && old.messageId().equals(message.messageId()));
+                inFlight.put(message.receiptHandle(), message);
+                observeWait(message.enqueuedAt());
+            }
+        }
+        changeVisibilities(notKept, Duration.ZERO);
+        List<ReceivedMessage> received = new ArrayList<>();
+        for (List<ReceivedMessage> run : runs.values()) {
+            List<String> handles = run.stream().map(ReceivedMessage::receiptHandle).toList();
+            if (handles.size() > 1) {
+                handles.forEach(handle -> runOf.put(handle, handles));
+            }
+            received.addAll(run);
         }
         return received;
     }
 
+    private static ReceivedMessage received(Message m) {
+        return new ReceivedMessage(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID), attribute(m, MESSAGE_ID),
+                m.body(), m.receiptHandle(),
+                Integer.parseInt(m.attributes().getOrDefault(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT, "1")),
+                Optional.ofNullable(attribute(m, ENQUEUED_AT)).map(Instant::parse).orElseGet(() ->
+                        Instant.ofEpochMilli(Long.parseLong(m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP)))));
+    }
+
+    /** Gives back, visible at once, the messages of {@code receiptHandle}'s run behind it that are still in hand. */
+    private void giveBackBehind(String receiptHandle) {
+        List<String> run = runOf.remove(receiptHandle);
+        if (run == null) {
+            return;
+        }
+        List<String> behind = run.subList(run.indexOf(receiptHandle) + 1, run.size()).stream()
+                .filter(handle -> inFlight.remove(handle) != null)
+                .toList();
+        behind.forEach(runOf::remove);
+        changeVisibilities(behind, Duration.ZERO);
+    }
+
+    /** {@code ChangeMessageVisibilityBatch}, ten handles a call; a stale handle is passed over. */
+    private void changeVisibilities(List<String> receiptHandles, Duration visibility) {
+        for (List<String> chunk : chunks(receiptHandles)) {
+            List<ChangeMessageVisibilityBatchRequestEntry> entries = new ArrayList<>(chunk.size());
+            for (int i = 0; i < chunk.size(); i++) {
+                entries.add(ChangeMessageVisibilityBatchRequestEntry.builder().id(Integer.toString(i))
+                        .receiptHandle(chunk.get(i)).visibilityTimeout((int) Math.max(0, visibility.toSeconds())).build());
+            }
+            try {
+                sqs.changeMessageVisibilityBatch(b -> b.queueUrl(queueUrl).entries(entries));
+            } catch (SdkException e) {
+                chunk.forEach(handle -> changeVisibility(handle, visibility));
+            }
+        }
+    }
+
     @Override
     public boolean ack(String receiptHandle) {
+        runOf.remove(receiptHandle);
         return inFlight.remove(receiptHandle) != null && deleteQuietly(receiptHandle);
     }
 
     /** {@code DeleteMessageBatch}, ten handles a call; a handle SQS refuses (stale) is not counted. */
     @Override
     public int ackAll(List<String> receiptHandles) {
+        receiptHandles.forEach(runOf::remove);
         List<String> known = receiptHandles.stream().filter(handle -> inFlight.remove(handle) != null).toList();
         int acked = 0;
         for (List<String> chunk : chunks(known)) {
@@ -188,7 +255,11 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         if (inFlight.remove(receiptHandle) == null) {
             return false;
         }
-        return changeVisibility(receiptHandle, delay);
+        boolean released = changeVisibility(receiptHandle, delay);
+        // visible at once: the group stays locked while the message given back is hidden, and a
+        // wake of that message (an operator's retry) must not find its run's rest still hidden
+        giveBackBehind(receiptHandle);
+        return released;
     }
 
     /** ChangeMessageVisibility to 0 with the handle of the last delivery (the message is still hidden under it). */
@@ -208,6 +279,7 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         if (message == null) {
             return false;
         }
+        giveBackBehind(receiptHandle);
         sqs.sendMessage(b -> b.queueUrl(deadLetterQueueUrl).messageBody(message.body())
                 .messageGroupId(message.loadId())
                 .messageDeduplicationId(deduplicationId(message.loadId(), message.messageId() + "#" + clock.millis()))

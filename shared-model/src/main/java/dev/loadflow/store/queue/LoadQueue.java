@@ -13,10 +13,14 @@ import java.util.Optional;
  * The load queue: at-least-once, FIFO per load (message group = load id), parallel across
  * loads, with a visibility timeout.
  *
- * <p>Concurrency contract: at most one message per load is in flight. A load's next message
- * is not handed out until the one in flight is acked, released, or its visibility timeout
- * ends (then the same message is delivered again, with a new receipt handle). Messages of
- * different loads are handed out in parallel. {@link #enqueue} is idempotent on
+ * <p>Concurrency contract: a load's messages are in flight with one consumer at a time. A
+ * receive hands out a load's head, or (with {@code perLoad} above 1) its head and the messages
+ * right behind it, in order: a <em>run</em> of the load. None of the load's later messages is
+ * handed out until the whole run is settled: acked, given back, or its visibility timeout
+ * ended (then the same messages are delivered again, with new receipt handles). A consumer acks
+ * a run's messages in order, a prefix of it; giving one back ({@link #release}, {@link #park})
+ * gives back every later message of its run too. Messages of different loads are handed out
+ * in parallel. {@link #enqueue} is idempotent on
  * {@code (loadId, messageId)} while the message is queued. Calls block; call them from a
  * worker or virtual thread.
  */
@@ -61,7 +65,19 @@ public interface LoadQueue {
      * When none is visible, waits up to {@code wait} for one (long polling), then returns what
      * there is, possibly nothing.
      */
-    List<ReceivedMessage> receive(int max, Duration wait);
+    default List<ReceivedMessage> receive(int max, Duration wait) {
+        return receive(max, 1, wait);
+    }
+
+    /**
+     * Hands out runs of up to {@code maxLoads} loads: each its oldest message and up to
+     * {@code perLoad - 1} of the messages queued right behind it, in order (a busy load's
+     * backlog is decided in one go: one log read, one append). A backend may hand out shorter
+     * runs (SQS: up to ten messages a call; a redelivered head alone). When none is visible,
+     * waits up to {@code wait} for one (long polling), then returns what there is, possibly
+     * nothing. The messages of one load are adjacent in the answer, in their order.
+     */
+    List<ReceivedMessage> receive(int maxLoads, int perLoad, Duration wait);
 
     /**
      * Queues several messages, in order; a backend that can does it in one round trip. The
@@ -71,7 +87,10 @@ public interface LoadQueue {
         messages.forEach(this::enqueue);
     }
 
-    /** Deletes the delivered message; false if the handle is stale (the message was redelivered or acked). */
+    /**
+     * Deletes the delivered message; false if the handle is stale (the message was redelivered or
+     * acked). A run's messages are acked in order: its load is free again when the run's last is.
+     */
     boolean ack(String receiptHandle);
 
     /**
@@ -89,7 +108,11 @@ public interface LoadQueue {
         return acked;
     }
 
-    /** Gives the message back: its load is visible again after {@code delay}. False if the handle is stale. */
+    /**
+     * Gives the message back, and every later message of its run (they were not run): its load is
+     * visible again after {@code delay}. A backend that can does not count the later ones' delivery
+     * toward their receive count. False if the handle is stale.
+     */
     boolean release(String receiptHandle, Duration delay);
 
     /**
@@ -104,7 +127,8 @@ public interface LoadQueue {
 
     /**
      * Parks a poison message: it leaves the queue for the dead-letter store (never dropped) and
-     * its load's next message can go ahead. False if the handle is stale.
+     * its load's next message can go ahead; the later messages of its run are given back, as by
+     * {@link #release} at once. False if the handle is stale.
      */
     boolean park(String receiptHandle, String reason);
 

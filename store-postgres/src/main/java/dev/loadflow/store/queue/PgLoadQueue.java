@@ -130,58 +130,62 @@ public final class PgLoadQueue implements LoadQueue {
      * whatever join the planner picks (a backlog of messages is never scanned). A head is looked
      * for from the id its group last delivered on: no message of the load is older (it was the
      * head then, and later enqueues add later ids), and the index entries of the load's messages
-     * acked before it, dead but not yet vacuumed, are not walked.
+     * acked before it, dead but not yet vacuumed, are not walked. $4: at most this many messages
+     * of one load, its run (migration V22): the head and those right behind it, under one handle.
      */
     static final String RECEIVE = """
             SELECT id, load_id, message_id, body, receipt_handle, receive_count, enqueued_at
-            FROM load_queue_receive($1, $2, $3)""";
+            FROM load_queue_receive($1, $2, $4, $3)""";
 
     /**
-     * Returns, per acked message, whether its load has more queued (its group is now visible with
-     * work): a scalar subquery on the head index, never an EXISTS that could be hashed.
-     */
-    static final String ACK = """
-            WITH grp AS (
-                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
-                WHERE load_id = $3 AND in_flight_handle = $1
-                RETURNING load_id, in_flight_id)
-            DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
-              AND q.receipt_handle = $1
-            RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
-
-    /**
-     * ACK for many: $1 the handles' uuids, $3 their loads. The groups are locked in load id order
-     * first, as ENQUEUE_ALL does, so the two never deadlock (an UPDATE alone would lock them in
-     * whatever order it finds them).
+     * Acks messages in flight: $1 the handles' uuids, $3 their loads, $4 the ids the handles name
+     * (null for a handle of a delivery before runs: the group's message in flight). The groups are
+     * locked in load id order first, as ENQUEUE_ALL does, so the two never deadlock. A group is
+     * freed when the last message of its run is acked (a group delivered without a run, by any
+     * ack). Returns, per acked message, whether it freed its group with more queued (a scalar
+     * subquery on the primary key, never an EXISTS that could be hashed).
      */
     static final String ACK_ALL = """
             WITH acked AS (
-                SELECT * FROM unnest($3::text[], $1::uuid[]) AS a(load_id, handle)),
+                SELECT * FROM unnest($3::text[], $1::uuid[], $4::bigint[]) AS a(load_id, handle, id)),
             locked AS MATERIALIZED (
-                SELECT g.load_id, acked.handle FROM load_queue_group g JOIN acked USING (load_id)
-                WHERE g.load_id = ANY($3) AND g.in_flight_handle = acked.handle
+                SELECT g.load_id, g.in_flight_handle, g.in_flight_id, g.in_flight_last FROM load_queue_group g
+                WHERE g.load_id = ANY($3) AND g.in_flight_handle = ANY($1)
                 ORDER BY g.load_id FOR UPDATE OF g),
-            grp AS (
+            gone AS (
+                DELETE FROM load_queue q USING acked a, locked grp
+                WHERE q.load_id = ANY($3) AND q.load_id = a.load_id AND grp.load_id = a.load_id
+                  AND grp.in_flight_handle = a.handle AND q.receipt_handle = a.handle
+                  AND q.id = coalesce(a.id, """ + IN_FLIGHT_ID + """
+                  )
+                RETURNING q.load_id, q.id, grp.in_flight_last IS NULL OR q.id >= grp.in_flight_last AS frees),
+            freed AS (
                 UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = NULL
-                FROM locked WHERE g.load_id = ANY($3) AND g.load_id = locked.load_id AND g.in_flight_handle = locked.handle
-                RETURNING g.load_id, g.in_flight_id, locked.handle)
-            DELETE FROM load_queue q USING grp
-            WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
-              AND q.receipt_handle = grp.handle
-            RETURNING (SELECT true FROM load_queue n WHERE n.load_id = q.load_id AND n.id > q.id LIMIT 1) IS NOT NULL AS more""";
+                FROM gone WHERE g.load_id = ANY($3) AND g.load_id = gone.load_id AND gone.frees)
+            SELECT gone.frees
+                   AND (SELECT true FROM load_queue n WHERE n.load_id = gone.load_id AND n.id > gone.id LIMIT 1) IS NOT NULL
+                       AS more
+            FROM gone""";
 
-    /** Moves the in-flight message to load_queue_dead and frees its group, group lock first. */
+    /**
+     * Moves the message in flight ($5 its id; null: the group's) to load_queue_dead and frees its
+     * group, group lock first; the messages of its run behind it were not run (BEHIND).
+     */
     static final String PARK = """
             WITH grp AS (
                 UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
                 WHERE load_id = $4 AND in_flight_handle = $1
-                RETURNING load_id, in_flight_id),
+                RETURNING load_id, in_flight_id, in_flight_last),
             gone AS (
                 DELETE FROM load_queue q USING grp
-                WHERE q.load_id = grp.load_id AND q.id = """ + IN_FLIGHT_ID + """
+                WHERE q.load_id = grp.load_id AND q.id = coalesce($5, """ + IN_FLIGHT_ID + """
+                  )
                   AND q.receipt_handle = $1
-                RETURNING q.load_id, q.message_id, q.body, q.enqueued_at, q.receive_count)
+                RETURNING q.id, q.load_id, q.message_id, q.body, q.enqueued_at, q.receive_count),
+            behind AS (
+                UPDATE load_queue q SET receive_count = q.receive_count - 1 FROM gone, grp
+                WHERE q.load_id = $4 AND q.load_id = gone.load_id AND q.id > gone.id AND q.id <= grp.in_flight_last
+                  AND q.receipt_handle = $1)
             INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason)
             SELECT load_id, message_id, body, enqueued_at, receive_count, $2, $3 FROM gone
             ON CONFLICT (load_id, message_id) DO UPDATE
@@ -195,8 +199,22 @@ public final class PgLoadQueue implements LoadQueue {
             SELECT load_id, message_id, body::text AS body, enqueued_at, receive_count, parked_at, reason
             FROM load_queue_dead ORDER BY parked_at DESC, load_id, message_id LIMIT $1""";
 
+    /**
+     * Frees the group with {@code visible_at} $2; the messages of the run behind the one given
+     * back ($4: its id, or the largest bigint for a handle of a delivery before runs) were not
+     * run: their delivery is taken off their receive count (BEHIND), so waiting behind a failing
+     * or held head never makes a message poison. One row if the handle was in flight.
+     */
     static final String RELEASE = """
-            UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL WHERE load_id = $3 AND in_flight_handle = $1""";
+            WITH grp AS (
+                UPDATE load_queue_group SET visible_at = $2, in_flight_handle = NULL
+                WHERE load_id = $3 AND in_flight_handle = $1
+                RETURNING load_id, in_flight_last),
+            behind AS (
+                UPDATE load_queue q SET receive_count = q.receive_count - 1 FROM grp
+                WHERE q.load_id = $3 AND q.load_id = grp.load_id AND q.id > $4 AND q.id <= grp.in_flight_last
+                  AND q.receipt_handle = $1)
+            SELECT load_id FROM grp""";
 
     /** The group given back (no handle in flight) whose head was last delivered as $2: visible now. */
     static final String WAKE = """
@@ -303,11 +321,15 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     @Override
-    public List<ReceivedMessage> receive(int max, Duration wait) {
+    public List<ReceivedMessage> receive(int maxLoads, int perLoad, Duration wait) {
+        if (maxLoads < 1 || perLoad < 1) {
+            throw new IllegalArgumentException("receive at least one load and one message per load, got "
+                    + maxLoads + " and " + perLoad);
+        }
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
             long seen = wakeup.generation();
-            List<ReceivedMessage> received = receiveNow(max);
+            List<ReceivedMessage> received = receiveNow(maxLoads, perLoad);
             long remaining = deadline - System.nanoTime();
             if (!received.isEmpty() || remaining <= 0) {
                 return received;
@@ -316,15 +338,15 @@ public final class PgLoadQueue implements LoadQueue {
         }
     }
 
-    private List<ReceivedMessage> receiveNow(int max) {
+    private List<ReceivedMessage> receiveNow(int maxLoads, int perLoad) {
         Instant now = clock.instant();
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(RECEIVE).execute(Tuple.of(Pg.at(now), max,
-                Pg.at(now.plus(visibilityTimeout)))));
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(RECEIVE).execute(Tuple.of(Pg.at(now), maxLoads,
+                Pg.at(now.plus(visibilityTimeout)), perLoad)));
         List<ReceivedMessage> received = new ArrayList<>(rows.size());
         for (Row row : rows) {
             String loadId = row.getString("load_id");
             received.add(new ReceivedMessage(loadId, row.getString("message_id"),
-                    row.getString("body"), new Handle(row.getUUID("receipt_handle"), loadId).toString(),
+                    row.getString("body"), new Handle(row.getUUID("receipt_handle"), row.getLong("id"), loadId).toString(),
                     row.getInteger("receive_count"), Pg.instant(row, "enqueued_at")));
         }
         return received;
@@ -332,9 +354,7 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean ack(String receiptHandle) {
-        Handle handle = inFlight(receiptHandle);
-        return handle != null && acked(Pg.await(pool.preparedQuery(ACK).execute(Tuple.of(handle.uuid(),
-                Pg.at(clock.instant()), handle.loadId())))) == 1;
+        return ackAll(List.of(receiptHandle)) == 1;
     }
 
     @Override
@@ -346,7 +366,8 @@ public final class PgLoadQueue implements LoadQueue {
         return acked(Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple()
                 .addArrayOfUUID(handles.stream().map(Handle::uuid).toArray(UUID[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()))
-                .addArrayOfString(handles.stream().map(Handle::loadId).toArray(String[]::new)))));
+                .addArrayOfString(handles.stream().map(Handle::loadId).toArray(String[]::new))
+                .addArrayOfLong(handles.stream().map(Handle::id).toArray(Long[]::new)))));
     }
 
     /**
@@ -367,7 +388,10 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean release(String receiptHandle, Duration delay) {
-        return update(RELEASE, receiptHandle, clock.instant().plus(delay));
+        Handle handle = inFlight(receiptHandle);
+        return handle != null && Pg.await(pool.preparedQuery(RELEASE).execute(Tuple.of(handle.uuid(),
+                Pg.at(clock.instant().plus(delay)), handle.loadId(),
+                handle.id() == null ? Long.MAX_VALUE : handle.id()))).rowCount() == 1;
     }
 
     @Override
@@ -390,7 +414,8 @@ public final class PgLoadQueue implements LoadQueue {
     public boolean park(String receiptHandle, String reason) {
         Handle handle = inFlight(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(PARK)
-                .execute(Tuple.of(handle.uuid(), Pg.at(clock.instant()), reason, handle.loadId()))).rowCount() == 1;
+                .execute(Tuple.of(handle.uuid(), Pg.at(clock.instant()), reason, handle.loadId(), handle.id())))
+                .rowCount() == 1;
     }
 
     @Override
@@ -454,15 +479,17 @@ public final class PgLoadQueue implements LoadQueue {
             return handle;
         }
         RowSet<Row> rows = Pg.await(pool.preparedQuery(IN_FLIGHT_LOAD).execute(Tuple.of(handle.uuid())));
-        return rows.size() == 0 ? null : new Handle(handle.uuid(), rows.iterator().next().getString("load_id"));
+        return rows.size() == 0 ? null : new Handle(handle.uuid(), null, rows.iterator().next().getString("load_id"));
     }
 
     /**
-     * A receipt handle here: the delivery's uuid (the message's {@code receipt_handle}), a colon,
-     * and the message's load, so that the group is found by its primary key. Handles issued
+     * A receipt handle here: the delivery's uuid (the run's {@code in_flight_handle}, written on
+     * each of its messages), a slash and the message's id, a colon, and the message's load, so
+     * that the group is found by its primary key and the message by the group's. Handles issued
+     * before runs have no id ({@code uuid:load}, the group's message in flight), those issued
      * before they named their load are a bare uuid ({@code loadId} null).
      */
-    record Handle(UUID uuid, String loadId) {
+    record Handle(UUID uuid, Long id, String loadId) {
 
         private static final int UUID_LENGTH = 36;
 
@@ -471,13 +498,21 @@ public final class PgLoadQueue implements LoadQueue {
             if (receiptHandle == null || receiptHandle.length() < UUID_LENGTH) {
                 return null;
             }
-            boolean named = receiptHandle.length() > UUID_LENGTH + 1 && receiptHandle.charAt(UUID_LENGTH) == ':';
-            if (!named && receiptHandle.length() != UUID_LENGTH) {
-                return null;
-            }
             try {
-                return new Handle(UUID.fromString(receiptHandle.substring(0, UUID_LENGTH)),
-                        named ? receiptHandle.substring(UUID_LENGTH + 1) : null);
+                UUID uuid = UUID.fromString(receiptHandle.substring(0, UUID_LENGTH));
+                if (receiptHandle.length() == UUID_LENGTH) {
+                    return new Handle(uuid, null, null);
+                }
+                char next = receiptHandle.charAt(UUID_LENGTH);
+                if (next == ':' && receiptHandle.length() > UUID_LENGTH + 1) {
+                    return new Handle(uuid, null, receiptHandle.substring(UUID_LENGTH + 1));
+                }
+                int colon = receiptHandle.indexOf(':', UUID_LENGTH + 1);
+                if (next != '/' || colon < 0 || colon == receiptHandle.length() - 1) {
+                    return null;
+                }
+                return new Handle(uuid, Long.parseLong(receiptHandle.substring(UUID_LENGTH + 1, colon)),
+                        receiptHandle.substring(colon + 1));
             } catch (IllegalArgumentException e) {
                 return null;
             }
@@ -485,7 +520,7 @@ public final class PgLoadQueue implements LoadQueue {
 
         @Override
         public String toString() {
-            return uuid + ":" + loadId;
+            return uuid + (id == null ? "" : "/" + id) + ":" + loadId;
         }
     }
 }

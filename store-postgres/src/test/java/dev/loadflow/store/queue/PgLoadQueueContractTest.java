@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -159,8 +160,10 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         ReceivedMessage[] last = new ReceivedMessage[1];
         long buffers = buffersAfter300AckedMessages(queue, load, () -> {
             last[0] = queue.receive(1, Duration.ZERO).getFirst();
-            return Pg.await(PG.pool().preparedQuery(EXPLAIN + PgLoadQueue.ACK)
-                    .execute(Tuple.of(PgLoadQueue.Handle.parse(last[0].receiptHandle()).uuid(), Pg.at(clock.instant()), load)));
+            PgLoadQueue.Handle handle = PgLoadQueue.Handle.parse(last[0].receiptHandle());
+            return Pg.await(PG.pool().preparedQuery(EXPLAIN + PgLoadQueue.ACK_ALL).execute(Tuple.tuple()
+                    .addArrayOfUUID(new UUID[]{handle.uuid()}).addOffsetDateTime(Pg.at(clock.instant()))
+                    .addArrayOfString(new String[]{load}).addArrayOfLong(new Long[]{handle.id()})));
         });
 
         assertThat(last[0].messageId()).isEqualTo("m300");
@@ -173,7 +176,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
         PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
-        Tuple receive = Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)));
+        Tuple receive = Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)), 1);
         // the function's statements are planned on a connection's first call (reading the catalogs):
         // that call is rolled back, and the second, on the same connection, measured
         long buffers = buffersAfter300AckedMessages(queue, load, () -> Pg.await(PG.pool().withTransaction(conn -> conn
@@ -227,11 +230,17 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
         PgLoadQueue queue = queueAt(clock);
         String load = newLoadId();
-        queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}"), new QueueMessage(load, "m2", "{}")));
+        queue.enqueueAll(List.of(new QueueMessage(load, "m0", "{}"), new QueueMessage(load, "m1", "{}"),
+                new QueueMessage(load, "m2", "{}")));
+
+        ReceivedMessage zeroth = queue.receive(1, Duration.ZERO).getFirst();
+        assertThat(zeroth.receiptHandle()).matches("[0-9a-f-]{36}/[0-9]+:" + load);
+        String unnumbered = zeroth.receiptHandle().substring(0, 36) + ":" + load;
+        assertThat(queue.ack(unnumbered)).as("uuid:load, as handles were before runs").isTrue();
 
         ReceivedMessage first = queue.receive(1, Duration.ZERO).getFirst();
-        assertThat(first.receiptHandle()).endsWith(":" + load);
-        String bare = first.receiptHandle().substring(0, first.receiptHandle().indexOf(':'));
+        assertThat(first.messageId()).isEqualTo("m1");
+        String bare = first.receiptHandle().substring(0, 36);
         assertThat(queue.ack(bare)).as("a bare uuid, as handles were before they named their load").isTrue();
 
         ReceivedMessage second = queue.receive(1, Duration.ZERO).getFirst();
@@ -251,7 +260,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
 
         UpdateCounts counts = groupUpdatesOf(conn -> conn.preparedQuery(PgLoadQueue.RECEIVE)
-                .execute(Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)))));
+                .execute(Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)), 1)));
 
         assertThat(counts.updated()).as("the group's row updated by the delivery").isEqualTo(1);
         assertThat(counts.inPlace()).as("in place: no new index entry").isEqualTo(1);
