@@ -63,9 +63,10 @@ class DeploymentBenchmark {
 
     /**
      * One run: its name, loads, events per load (the assignment, then pings and replies), offered rate
-     * (0 flat out; -1 each load's events back to back, a backlog replayed: they queue faster than one
-     * load's runs take them), and how long the channel simulator takes to answer (SMS, Hero tasks,
-     * Slack alike).
+     * (0 flat out; -1 each load's events back to back, each posted when the one before was answered;
+     * -2 a backlog replayed: low-risk pings, {@value #SENDERS} posted at a time, which queue faster than
+     * one load's runs take them), and how long the channel simulator takes to answer (SMS, Hero
+     * tasks, Slack alike).
      */
     record Config(String name, int loads, int eventsPerLoad, int rate, int channelMillis) {
 
@@ -164,7 +165,8 @@ class DeploymentBenchmark {
             String channel = ", channel " + ms + " ms";
             if (ms == 0) {
                 configs.add(new Config("flat out, 100 loads" + channel, 100, 81, 0, ms));
-                configs.add(new Config("one load, 500 events at once" + channel, 1, 500, -1, ms));
+                configs.add(new Config("one load, 500 events back to back" + channel, 1, 500, -1, ms));
+                configs.add(new Config("one load, 500 pings queued at once" + channel, 1, 500, -2, ms));
             }
             configs.add(new Config("flat out, 1000 loads" + channel, 1000, 9, 0, ms));
             configs.add(new Config("100 ev/s, 100 loads" + channel, 100, 21, 100, ms));
@@ -326,8 +328,10 @@ class DeploymentBenchmark {
             long start = System.nanoTime();
             if (config.rate() == 0) {
                 closedLoop(prefix, config, sentAt);
-            } else if (config.rate() < 0) {
+            } else if (config.rate() == -1) {
                 backToBack(prefix, config, sentAt);
+            } else if (config.rate() == -2) {
+                backlog(prefix, config);
             } else {
                 atFixedRate(prefix, config, sentAt);
             }
@@ -347,6 +351,9 @@ class DeploymentBenchmark {
                     cpuAfter.get("postgres") - cpuBefore.get("postgres"), inbound);
             Wal wal = Wal.between(walBefore, Wal.counters(stack), config.loads() * config.eventsPerLoad());
 
+            if (config.rate() == -2) {
+                return backlogFigures(config, loads, seconds, cpuBefore, cpuAfter, postgres, wal);
+            }
             // the ledger
             assertThat(stack.count("SELECT count(*) FROM event_log WHERE " + loads))
                     .as("each event and its decision, each action's outcome and its decision, once")
@@ -412,6 +419,46 @@ class DeploymentBenchmark {
                 assertThat(System.nanoTime()).as("every event's message reached the simulator within 10 minutes").isLessThan(deadline);
             }
             stack.simulator().onDelivery(d -> { });
+        }
+
+        /**
+         * A backlog replayed: each load's low-risk pings (a noop each), {@value #SENDERS} posts in
+         * flight at a time, so they queue faster than the load's runs take them.
+         */
+        private void backlog(String prefix, Config config) throws InterruptedException {
+            java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(SENDERS);
+            for (int l = 0; l < config.loads(); l++) {
+                String load = prefix + "-L" + l;
+                for (int i = 0; i < config.eventsPerLoad(); i++) {
+                    inFlight.acquire();
+                    String json = """
+                            {"eventId": "b%d", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z",
+                             "payload": {"risk": "low", "lat": 41.9, "lon": -87.6}}""".formatted(i);
+                    unanswered.incrementAndGet();
+                    stack.post(http, load, json, () -> { }).onComplete(answer -> {
+                        unanswered.decrementAndGet();
+                        inFlight.release();
+                        if (answer.failed() || answer.result() != 202) {
+                            failure.compareAndSet(null, (answer.failed() ? answer.cause().toString()
+                                    : "ingest answered " + answer.result()) + " to " + json);
+                        }
+                    });
+                }
+            }
+        }
+
+        /** A backlog's ledger (each ping and its decision logged once, nothing left queued) and its figures; no SMS to time. */
+        private Figures backlogFigures(Config config, String loads, double seconds, Map<String, Long> cpuBefore,
+                                       Map<String, Long> cpuAfter, Map<String, Double> postgres, Wal wal) throws SQLException {
+            int inbound = config.loads() * config.eventsPerLoad();
+            assertThat(stack.count("SELECT count(*) FROM event_log WHERE " + loads)).as("each ping and its decision, once")
+                    .isEqualTo(2L * inbound);
+            assertThat(stack.count("SELECT count(DISTINCT entry_id) FROM event_log WHERE " + loads)).isEqualTo(2L * inbound);
+            Map<String, Double> perEvent = new LinkedHashMap<>();
+            cpuBefore.forEach((process, before) -> perEvent.put(process, (cpuAfter.get(process) - before) / (double) inbound));
+            Figures figures = new Figures(config, inbound, inbound / seconds, Double.NaN, Double.NaN, perEvent, wal, postgres);
+            System.out.println("   " + figures);
+            return figures;
         }
 
         /** Each load's events posted one after the other, each as soon as the one before it was answered. */
