@@ -23,7 +23,7 @@ final class PlainConfigs {
             }
 
             @Override
-            public Endpoint sms() {
+            public SmsEndpoint sms() {
                 return endpoint(base + "/sms");
             }
 
@@ -65,8 +65,24 @@ final class PlainConfigs {
         };
     }
 
-    static ChannelsConfig.Endpoint endpoint(String url) {
-        return new ChannelsConfig.Endpoint() {
+    /** A channel of the channel protocol at {@code url} (an SMS channel's settings too: the generic provider). */
+    static ChannelsConfig.SmsEndpoint endpoint(String url) {
+        return new ChannelsConfig.SmsEndpoint() {
+            @Override
+            public String provider() {
+                return "generic";
+            }
+
+            @Override
+            public ChannelsConfig.Twilio twilio() {
+                throw new UnsupportedOperationException("the generic provider has no Twilio settings");
+            }
+
+            @Override
+            public boolean dedupes() {
+                return true;
+            }
+
             @Override
             public Optional<URI> url() {
                 return Optional.of(URI.create(url));

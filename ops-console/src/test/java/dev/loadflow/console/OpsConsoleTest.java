@@ -305,6 +305,43 @@ class OpsConsoleTest {
         assertThat(farPage.body().asString()).contains("page counts from 0 to 100000");
     }
 
+    /**
+     * An ambiguous send is listed (the number masked for a viewer, who gets no buttons); an
+     * operator's finding goes to the dispatcher's admin API with the operator's own credential.
+     */
+    @Test
+    void anAmbiguousSendIsListedAndAnOperatorsFindingGoesToTheDispatcher() {
+        String load = storyLoad();
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET status = 'ambiguous', ambiguous_at = $2, unsure_since = $2, attempts = 1,
+                                  last_failure = 'no answer from Twilio within PT5S'
+                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(T0))));
+        // the outbox id is one path segment, its slashes encoded
+        String resolvePath = "/admin/outbox/" + sms.replace("/", "%2F") + "/resolve";
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo(resolvePath))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"outboxId\": \"" + sms + "\", \"as\": \"delivered\", \"auditId\": 21}")));
+        String operator = TestCallers.operator();
+
+        String viewed = page(TestCallers.viewer(), "/ambiguous").body().asString();
+        assertThat(viewed).contains(sms).contains("+1***00").doesNotContain("+15550100").doesNotContain("Mark delivered");
+        assertThat(page(operator, "/ambiguous").body().asString()).contains("Mark delivered").contains("Send again");
+
+        Csrf csrf = Csrf.of(operator, "/ambiguous");
+        var noReason = csrf.post(operator).formParam("outboxId", sms).formParam("as", "delivered").formParam("reason", " ")
+                .post("/ambiguous/resolve").then().extract();
+        var resolved = csrf.post(operator).formParam("outboxId", sms).formParam("as", "delivered")
+                .formParam("reason", "SM3f in Twilio's log").post("/ambiguous/resolve").then().extract();
+
+        assertThat(noReason.statusCode()).isEqualTo(400);
+        assertThat(resolved.statusCode()).isEqualTo(303);
+        assertThat(resolved.header("Location")).endsWith("/ambiguous?done=delivered");
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlPathEqualTo(resolvePath))
+                .withHeader("Authorization", equalTo("Bearer " + operator))
+                .withRequestBody(equalToJson("{\"as\": \"delivered\", \"reason\": \"SM3f in Twilio's log\"}")));
+    }
+
     @Test
     void aReplayShowsTheDryRunCountBeforeTheOperatorConfirms() {
         String operator = TestCallers.operator();

@@ -16,7 +16,9 @@ public final class DispatcherMetrics {
 
     /** What became of one attempt at a row. */
     public enum Result {
-        DELIVERED, RETRY, DEAD, DEFERRED, STALE;
+        DELIVERED, RETRY, DEAD, DEFERRED, STALE,
+        /** Parked for an operator: the answer was lost on a channel that keeps no idempotency key. */
+        AMBIGUOUS;
 
         String tag() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -25,7 +27,9 @@ public final class DispatcherMetrics {
 
     /** Why on-call was paged. */
     public enum AlertKind {
-        ACTION_DEAD, OUTCOME_UNPUBLISHED;
+        ACTION_DEAD, OUTCOME_UNPUBLISHED,
+        /** A send may or may not have reached its provider: an operator decides. */
+        ACTION_AMBIGUOUS;
 
         public String tag() {
             return name().toLowerCase(java.util.Locale.ROOT);

@@ -135,8 +135,8 @@ public class DispatcherProducers {
                 new StageWebhooks(processed, channels, channelsConfig.stageWebhooks().timeout(), clock,
                         channelsConfig.stageWebhooks().clients().entrySet().stream().collect(Collectors.toMap(
                                 Map.Entry::getKey, client -> client.getValue().secret()))), guards);
-        return new RowDispatcher(outbox, delivery, new Finisher(outbox, queue, retries, alerts, metrics, clock),
-                metrics, clock, traces);
+        return new RowDispatcher(outbox, delivery, new Finisher(outbox, queue, retries, alerts, metrics, clock,
+                channel -> channels.reconciler(channel).isPresent()), metrics, clock, traces);
     }
 
     @Produces

@@ -249,6 +249,64 @@ class DispatchTest {
                 .body("detail", is("since must be an ISO-8601 instant, got 'yesterday'"));
     }
 
+    /**
+     * Slack's incoming webhooks keep no idempotency key (the test's Slack channel says
+     * {@code dedupes=false}, with a 1 s timeout): a post whose answer is lost is never sent again
+     * blind. It is parked as ambiguous, on-call is paged, and an operator resolves it: marked
+     * delivered (its delivered outcome reaches the load) or sent again. Both audited.
+     */
+    @Test
+    void aLostAnswerOnAChannelWithoutIdempotencyWaitsForAnOperatorsResolution() {
+        String load = newLoadId();
+        Instant now = clock.instant();
+        Action.PostHeroSlack seen = new Action.PostHeroSlack("driver_reply:sms_0710", 1, "#hero", "Driver: ETA 9:30");
+        Action.PostHeroSlack lost = new Action.PostHeroSlack("driver_reply:sms_0720", 1, "#hero", "Driver: running late");
+        String seenId = OutboxMessage.of(load, seen, now, "c", "e").outboxId();
+        String lostId = OutboxMessage.of(load, lost, now, "c", "e").outboxId();
+        for (String id : List.of(seenId, lostId)) {
+            wiremock.stubFor(post(urlEqualTo("/slack")).withHeader("Idempotency-Key", equalTo(id))
+                    .willReturn(aResponse().withStatus(200).withBody("ok").withFixedDelay(2_500)));
+        }
+        Staging.decide(events, load, List.of(seen, lost), now);
+
+        awaitStatus(outbox, seenId, OutboxStatus.AMBIGUOUS);
+        awaitStatus(outbox, lostId, OutboxStatus.AMBIGUOUS);
+        wiremock.verify(1, postRequestedFor(urlEqualTo("/slack")).withHeader("Idempotency-Key", equalTo(seenId)));
+        given().auth().oauth2(TestCallers.viewer()).get("/admin/outbox/ambiguous").then().statusCode(200)
+                .body("rows.outboxId", hasItem(seenId)).body("rows.find { it.outboxId == '" + seenId + "' }.status", is("ambiguous"));
+        given().auth().oauth2(TestCallers.viewer()).queryParam("size", 500).get("/admin/alerts").then().statusCode(200)
+                .body("alerts.find { it.outboxId == '" + seenId + "' }.kind", is("action_ambiguous"));
+
+        String seenPath = "/admin/outbox/" + encoded(seenId) + "/resolve";
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.viewer()).contentType("application/json")
+                .body(Map.of("as", "delivered", "reason", "x")).post(seenPath).then().statusCode(403);
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("as", "sent", "reason", "x")).post(seenPath).then().statusCode(400)
+                .contentType("application/problem+json");
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("as", "delivered", "reason", "the post is in #hero at 07:10")).post(seenPath)
+                .then().statusCode(200).body("as", is("delivered"));
+        OutboxRow marked = outbox.find(seenId).orElseThrow();
+        assertThat(marked.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(marked.receipt()).isEqualTo("marked delivered by otto: the post is in #hero at 07:10");
+        assertThat(outcome(queued(pool, load, "out:" + seenId + ":delivered")).receipt()).isEqualTo(marked.receipt());
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("as", "resend", "reason", "again")).post(seenPath).then().statusCode(409);
+
+        wiremock.stubFor(post(urlEqualTo("/slack")).withHeader("Idempotency-Key", equalTo(lostId))
+                .willReturn(aResponse().withStatus(200).withBody("ok")));
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("as", "resend", "reason", "not in #hero")).post("/admin/outbox/" + encoded(lostId) + "/resolve")
+                .then().statusCode(200);
+        assertThat(awaitStatus(outbox, lostId, OutboxStatus.DISPATCHED).receipt()).isEqualTo("ok");
+        wiremock.verify(2, postRequestedFor(urlEqualTo("/slack")).withHeader("Idempotency-Key", equalTo(lostId)));
+
+        JsonPath trail = given().auth().oauth2(TestCallers.viewer()).queryParam("size", 500).get("/admin/audit")
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(trail.getList("entries.findAll { it.action == 'outbox.resolve' && it.target.startsWith('" + load
+                + "') }.params.as", String.class)).containsExactlyInAnyOrder("delivered", "resend");
+    }
+
     @Test
     void aStageChangeReachesEachWebhookOnceAndOnlyTheFailingOneIsRetried() {
         String load = newLoadId();

@@ -92,6 +92,27 @@ public class ConsoleActions {
                 + answer.path("replayed").asInt()).build()).build();
     }
 
+    /**
+     * An operator's finding on an ambiguous send, after looking at the provider: {@code delivered}
+     * (it has the message) or {@code resend} (it has not). The dispatcher audits it.
+     */
+    @POST
+    @Path("/ambiguous/resolve")
+    public Response resolve(@FormParam("outboxId") String outboxId, @FormParam("as") String as,
+                            @FormParam("reason") String reason) {
+        if (outboxId == null || outboxId.isBlank()) {
+            throw ConsoleProblem.badRequest("No outbox row", "Say which ambiguous row is resolved.");
+        }
+        if (reason == null || reason.isBlank()) {
+            throw ConsoleProblem.badRequest("A resolution needs a reason",
+                    "Say what the provider showed: the reason is kept in the audit trail.");
+        }
+        answered("outbox-dispatcher", () -> dispatcher.resolve(caller.authorization(), outboxId,
+                Map.of("as", as == null ? "" : as, "reason", reason.trim())));
+        return Response.seeOther(UriBuilder.fromPath("/ambiguous").queryParam("done", "delivered".equals(as) ? "delivered" : "resend")
+                .build()).build();
+    }
+
     /** The dispatcher's replay of the rows {@code filter} matches (stale rows left dead), or its dry run. */
     private JsonNode replay(Views.DeadFilter filter, Integer limit, boolean dryRun) {
         return answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),

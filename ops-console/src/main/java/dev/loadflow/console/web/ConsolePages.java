@@ -119,6 +119,18 @@ public class ConsolePages {
                 "replayed".equals(done) ? "Replayed " + count + " dead row(s)." : null, replayMax);
     }
 
+    /** Sends that may or may not have reached a provider without idempotency: an operator looks, then resolves each. */
+    @GET
+    @Path("/ambiguous")
+    public Object ambiguous(@QueryParam("done") String done) {
+        return Pages.ambiguous(caller, outbox.ambiguous(HELD_MAX).stream().map(r -> Views.Ambiguous.of(r, caller.masked())).toList(),
+                switch (done == null ? "" : done) {
+                    case "delivered" -> "Marked delivered: its delivered outcome went to the load.";
+                    case "resend" -> "Sent again: the dispatcher sends it now, with a fresh retry budget.";
+                    default -> null;
+                });
+    }
+
     @GET
     @Path("/alerts")
     public Object alerts(@QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page) {

@@ -25,6 +25,8 @@ public final class Pages {
     public static native TemplateInstance replayPreview(Caller caller, Views.DeadFilter filter, int limit,
                                                         Views.ReplayPreview preview);
 
+    public static native TemplateInstance ambiguous(Caller caller, List<Views.Ambiguous> rows, String notice);
+
     public static native TemplateInstance alerts(Caller caller, List<Views.Alert> alerts, Views.Paging paging);
 
     public static native TemplateInstance audit(Caller caller, String principal, String since, List<Views.Audit> entries,

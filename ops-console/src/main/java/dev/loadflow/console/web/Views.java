@@ -33,6 +33,16 @@ public final class Views {
         }
     }
 
+    /** An ambiguous send: what it was, what happened to it, and since when nobody knows whether it arrived. */
+    public record Ambiguous(String outboxId, String loadId, String actionType, String channel, int attempts,
+                            String lastFailure, String unsureSince, String payload) {
+        static Ambiguous of(OutboxRow row, boolean masked) {
+            UnaryOperator<String> mask = mask(masked);
+            return new Ambiguous(row.outboxId(), row.loadId(), row.actionType(), row.channel().wire(), row.attempts(),
+                    mask.apply(row.lastFailure()), text(row.unsureSince()), mask.apply(row.payload()));
+        }
+    }
+
     public record Alert(long id, String loadId, String outboxId, String actionType, String kind, String message, String raisedAt) {
         static Alert of(OpsAlert alert, boolean masked) {
             return new Alert(alert.id(), alert.loadId(), alert.outboxId(), alert.actionType(), alert.kind(),

@@ -23,12 +23,14 @@ final class AdminAnswers {
     record RowView(String outboxId, String loadId, String actionType, String channel, String status, int attempts,
                    Instant availableAt, Instant firstAttemptAt, String lastFailure, String receipt,
                    Instant dispatchedAt, Instant deadAt, String correlationId, String causationId, Instant createdAt,
+                   @JsonInclude(JsonInclude.Include.NON_NULL) Instant unsureSince,
                    JsonNode payload, @JsonInclude(JsonInclude.Include.NON_NULL) List<FailureView> failures) {
 
         static RowView of(OutboxRow r, List<OutboxFailure> failures) {
             return new RowView(r.outboxId(), r.loadId(), r.actionType(), r.channel().wire(), r.status().wire(),
                     r.attempts(), r.availableAt(), r.firstAttemptAt(), r.lastFailure(), r.receipt(), r.dispatchedAt(),
-                    r.deadAt(), r.correlationId(), r.causationId(), r.createdAt(), JsonReader.parse(r.payload()).node(),
+                    r.deadAt(), r.correlationId(), r.causationId(), r.createdAt(), r.unsureSince(),
+                    JsonReader.parse(r.payload()).node(),
                     failures == null ? null : failures.stream().map(FailureView::of).toList());
         }
     }
@@ -42,6 +44,23 @@ final class AdminAnswers {
 
     @RegisterForReflection
     record DeadPage(int page, int size, List<RowView> rows) {
+    }
+
+    @RegisterForReflection
+    record AmbiguousRows(List<RowView> rows) {
+    }
+
+    /**
+     * An operator's finding on an ambiguous row: {@code as} {@code delivered} (the provider has it:
+     * the row is dispatched and its delivered outcome published) or {@code resend} (it has not: sent
+     * again), and why.
+     */
+    @RegisterForReflection
+    public record Resolve(String as, String reason) {
+    }
+
+    @RegisterForReflection
+    record Resolved(String outboxId, String as, long auditId) {
     }
 
     @RegisterForReflection

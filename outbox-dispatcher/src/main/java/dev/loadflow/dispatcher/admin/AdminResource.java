@@ -13,6 +13,10 @@ import dev.loadflow.store.outbox.DeadRowQuery;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.dispatcher.finish.Finisher;
+import dev.loadflow.model.event.OutcomeStatus;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
@@ -43,7 +47,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The operators' API for parked (dead) outbox rows and ops alerts. Outbox ids hold {@code /}:
+ * The operators' API for parked (dead) and ambiguous outbox rows and ops alerts. Outbox ids hold {@code /}:
  * send them URL-encoded ({@code 481207%2Fask%3Aeta_request%3Aping_0700%2F1%2Fsend_sms}).
  */
 @Path("/admin")
@@ -56,6 +60,7 @@ public class AdminResource {
     private static final int MAX_PAGE_SIZE = 500;
 
     private final Outbox outbox;
+    private final LoadQueue queue;
     private final OpsAlerts alerts;
     private final Clock clock;
     private final AdminAudit trail;
@@ -65,8 +70,9 @@ public class AdminResource {
     private final int replayMax;
 
     AdminResource(Outbox outbox, OpsAlerts alerts, Clock clock, AdminAudit trail, Audits audits, EventStore events,
-                  @ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500") int replayMax) {
+                  LoadQueue queue, @ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500") int replayMax) {
         this.outbox = outbox;
+        this.queue = queue;
         this.alerts = alerts;
         this.clock = clock;
         this.trail = trail;
@@ -88,6 +94,60 @@ public class AdminResource {
         return Response.ok(new AdminAnswers.DeadPage(page, size, outbox.dead(
                 new DeadRowQuery(loadId, actionType, from, page * size, size)).stream()
                 .map(r -> AdminAnswers.RowView.of(r, null)).toList())).build();
+    }
+
+    @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    @Path("/outbox/ambiguous")
+    @RunOnVirtualThread
+    @Operation(summary = "List ambiguous rows (a send whose answer was lost, to a provider without idempotency), "
+            + "the longest waiting first")
+    public Response ambiguous(@QueryParam("size") @DefaultValue("50") int size) {
+        checkPage(0, size);
+        return Response.ok(new AdminAnswers.AmbiguousRows(outbox.ambiguous(size).stream()
+                .map(r -> AdminAnswers.RowView.of(r, null)).toList())).build();
+    }
+
+    /** The longest reason an operator may give for a resolution. */
+    static final int MAX_REASON = 500;
+
+    @POST
+    @RolesAllowed(Roles.OPERATOR)
+    @Path("/outbox/{outboxId: .+}/resolve")
+    @RunOnVirtualThread
+    @Operation(summary = "Resolve an ambiguous row: as delivered (the provider has it: its delivered outcome is published "
+            + "and the row dispatched) or resend (it has not: sent again with a fresh budget); audited")
+    public Response resolve(@PathParam("outboxId") String outboxId, AdminAnswers.Resolve body) {
+        if (body == null || body.as() == null || !Set.of("delivered", "resend").contains(body.as())) {
+            return invalid("as", "as is delivered (the provider has the message) or resend (it has not)");
+        }
+        if (body.reason() == null || body.reason().isBlank() || body.reason().length() > MAX_REASON) {
+            return invalid("reason", "reason is required: what was checked at the provider, 1 to " + MAX_REASON + " characters");
+        }
+        Optional<OutboxRow> row = outbox.find(outboxId);
+        if (row.isEmpty()) {
+            return problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId);
+        }
+        if (row.get().status() != OutboxStatus.AMBIGUOUS) {
+            return problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is " + row.get().status().wire()
+                    + ", not ambiguous");
+        }
+        AuditRecord audit = audits.of("outbox.resolve", outboxId, new TreeMap<>(Map.of("as", body.as(), "reason", body.reason())));
+        Instant now = clock.instant();
+        Optional<Long> auditId;
+        if (body.as().equals("delivered")) {
+            String receipt = "marked delivered by " + audit.principal() + ": " + body.reason();
+            // the outcome first, as a dispatcher's own delivery does: the row's mark never goes without it
+            queue.enqueue(Finisher.outcome(row.get(), OutcomeStatus.DELIVERED, receipt, null, now));
+            auditId = outbox.resolve(outboxId, Outbox.Resolution.DELIVERED, receipt, now, audit);
+        } else {
+            auditId = outbox.resolve(outboxId, Outbox.Resolution.RESEND, null, now, audit);
+        }
+        if (auditId.isEmpty()) {
+            return problem(Response.Status.CONFLICT, "outbox row " + outboxId + " was resolved meanwhile");
+        }
+        audits.logged(audit, auditId.get(), "resolved as " + body.as());
+        return Response.ok(new AdminAnswers.Resolved(outboxId, body.as(), auditId.get())).build();
     }
 
     @GET

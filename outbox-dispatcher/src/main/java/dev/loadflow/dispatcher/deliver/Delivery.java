@@ -4,6 +4,7 @@ import dev.loadflow.dispatcher.fanout.StageWebhooks;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.Reconciler;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Channel;
@@ -46,8 +47,25 @@ public final class Delivery {
         this.guards = guards;
     }
 
-    /** Carries out {@code action}, the action {@code row} holds. */
+    /**
+     * Carries out {@code action}, the action {@code row} holds. A row an earlier attempt left
+     * unsure of (its answer lost, on a channel that keeps no idempotency key) is first looked for
+     * at the provider: found, it is delivered without a second send; not found, it is sent; when
+     * the provider cannot tell, it waits for its next attempt; when the channel cannot be asked,
+     * it is left to an operator ({@link SendResult.Unknown}).
+     */
     public Attempt deliver(OutboxRow row, Action action) throws InterruptedException {
+        if (row.unsureSince() != null) {
+            Optional<Reconciler> reconciler = channels.reconciler(row.channel());
+            if (reconciler.isEmpty()) {
+                return new Sent(new SendResult.Unknown("an earlier attempt's answer was lost, and "
+                        + row.channel().wire() + " cannot be asked whether it has the message"));
+            }
+            Optional<Attempt> settled = reconcile(row, action, reconciler.get());
+            if (settled.isPresent()) {
+                return settled.get();
+            }
+        }
         String key = row.outboxId();
         return switch (action) {
             case Action.SendSms sms -> guarded(Channel.SMS, () -> channels.sms(key, sms));
@@ -57,6 +75,36 @@ public final class Delivery {
             case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId(), row.traceparent()));
             case Action.CancelTimer cancel -> new Sent(internal.cancelTimer(cancel));
             case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), key, update));
+        };
+    }
+
+    /** Asks the provider, through the channel's guard; empty when it has not the message (send it). */
+    private Optional<Attempt> reconcile(OutboxRow row, Action action, Reconciler reconciler) throws InterruptedException {
+        Optional<ChannelGuards.Permit> permit = guards.acquire(row.channel());
+        if (permit.isEmpty()) {
+            return Optional.of(new CircuitOpen(row.channel(), guards.openFor()));
+        }
+        long start = System.nanoTime();
+        Reconciler.Found found;
+        try {
+            found = reconciler.find(row, action);
+        } catch (RuntimeException e) {
+            found = new Reconciler.CannotTell(e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        long took = System.nanoTime() - start;
+        return switch (found) {
+            case Reconciler.Has has -> {
+                permit.get().succeeded(took);
+                yield Optional.of(new Sent(new SendResult.Delivered(has.receipt())));
+            }
+            case Reconciler.HasNot hasNot -> {
+                permit.get().released();
+                yield Optional.empty();
+            }
+            case Reconciler.CannotTell unsure -> {
+                permit.get().failed(took, unsure.reason());
+                yield Optional.of(new Sent(new SendResult.Unknown("not sent again: " + unsure.reason())));
+            }
         };
     }
 
@@ -79,6 +127,7 @@ public final class Delivery {
             case SendResult.Retryable failed -> permit.get().failed(took, failed.reason());
             case SendResult.Delivered delivered -> permit.get().succeeded(took);
             case SendResult.Permanent refused -> permit.get().released();
+            case SendResult.Unknown lost -> permit.get().failed(took, lost.reason());
         }
         return new Sent(result);
     }

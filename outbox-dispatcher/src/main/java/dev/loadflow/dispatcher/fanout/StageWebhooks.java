@@ -84,6 +84,8 @@ public final class StageWebhooks {
             switch (clients.post(URI.create(url), timeout, outboxId, body, signed(signer, outboxId, body))) {
                 case SendResult.Delivered delivered -> processed.markProcessed(url, outboxId, clock.instant());
                 case SendResult.Retryable failed -> retryable.add(url + ": " + failed.reason());
+                // a signed webhook carries webhook-id (the outbox id): its receiver dedupes on it
+                case SendResult.Unknown lost -> retryable.add(url + ": " + lost.reason());
                 case SendResult.Permanent permanent -> refused.add(url + ": " + permanent.reason());
             }
         }

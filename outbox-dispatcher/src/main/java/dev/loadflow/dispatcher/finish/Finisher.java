@@ -5,6 +5,7 @@ import dev.loadflow.dispatcher.DispatcherMetrics.Result;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.ActionType;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.OutcomeStatus;
@@ -24,6 +25,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * What happens to a row after its attempt (ADR 0003): publish its {@code ActionOutcome} to the
@@ -49,10 +51,18 @@ public final class Finisher {
     private final OpsAlerts alerts;
     private final DispatcherMetrics metrics;
     private final Clock clock;
+    private final Predicate<Channel> reconcilable;
     private final GroupCommit<Delivered, Finish> finishing = new GroupCommit<>(this::writeDelivered, 100);
 
     public Finisher(Outbox outbox, LoadQueue queue, RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics,
                     Clock clock) {
+        this(outbox, queue, retries, alerts, metrics, clock, channel -> false);
+    }
+
+    /** @param reconcilable whether a channel's provider can be asked what it has (after an attempt whose answer was lost) */
+    public Finisher(Outbox outbox, LoadQueue queue, RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics,
+                    Clock clock, Predicate<Channel> reconcilable) {
+        this.reconcilable = reconcilable;
         this.outbox = outbox;
         this.queue = queue;
         this.retries = retries;
@@ -68,6 +78,7 @@ public final class Finisher {
                 case SendResult.Delivered delivered -> finishDelivered(row, delivered.receipt());
                 case SendResult.Retryable failed -> retryOrDie(row, failed.reason(), failed.retryAfter());
                 case SendResult.Permanent refused -> die(row, "permanent: " + refused.reason());
+                case SendResult.Unknown lost -> unsure(row, lost.reason());
             }
         } catch (StaleClaimException e) {
             metrics.sent(row.channel(), Result.STALE);
@@ -140,6 +151,28 @@ public final class Finisher {
         }
     }
 
+    /**
+     * An attempt whose answer was lost on a channel that keeps no idempotency key: never sent again
+     * blind. Where the provider can be asked, the row is due again on the retry curve and its next
+     * attempt asks first; where it cannot (or the budget is spent), it is parked as ambiguous and
+     * on-call is paged: an operator marks it delivered or has it sent again.
+     */
+    private void unsure(OutboxRow row, String reason) {
+        if (reconcilable.test(row.channel())) {
+            Optional<Instant> next = retries.nextAttempt(row.attempts(), row.firstAttemptAt(), clock.instant(), Optional.empty());
+            if (next.isPresent()) {
+                outbox.markUnsure(row.outboxId(), row.claimToken(), reason, next.get());
+                metrics.sent(row.channel(), Result.RETRY);
+                return;
+            }
+            reason = "retry budget of " + retries.budget() + " spent; last: " + reason;
+        }
+        outbox.markAmbiguous(row.outboxId(), row.claimToken(), reason);
+        metrics.sent(row.channel(), Result.AMBIGUOUS);
+        raise(row, AlertKind.ACTION_AMBIGUOUS, row.actionType() + " " + row.outboxId()
+                + " may or may not have reached its provider (" + reason + "): mark it delivered or send it again");
+    }
+
     private void die(OutboxRow row, String reason) {
         if (publish(row, OutcomeStatus.FAILED, null, reason)) {
             bury(row, reason);
@@ -200,8 +233,13 @@ public final class Finisher {
     }
 
     private QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
+        return outcome(row, status, receipt, failure, clock.instant());
+    }
+
+    /** The row's {@code ActionOutcome} as published to its load's queue (an operator's resolution publishes it too). */
+    public static QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure, Instant at) {
         return QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
-                row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), clock.instant(),
+                row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), at,
                 row.correlationId()).withTraceparent(row.traceparent()));
     }
 

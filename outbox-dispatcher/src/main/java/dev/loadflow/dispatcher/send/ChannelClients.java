@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.send;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.loadflow.dispatcher.provider.TwilioSms;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.trace.Traces;
@@ -27,14 +28,20 @@ public final class ChannelClients {
     private final Channel sms;
     private final Channel hero;
     private final Channel slack;
+    private final Optional<TwilioSms> twilio;
 
-    /** A channel's request URL (made once, not per send), or why it has none, its timeout and its authentication. */
-    private record Channel(Optional<URI> url, String unconfigured, Duration timeout, Map<String, String> headers) {
+    /**
+     * A channel's request URL (made once, not per send), or why it has none, its timeout, its
+     * authentication, and whether it keeps the idempotency key.
+     */
+    private record Channel(Optional<URI> url, String unconfigured, Duration timeout, Map<String, String> headers,
+                           boolean dedupes) {
 
         static Channel of(String name, ChannelsConfig.Endpoint endpoint, String path) {
             return new Channel(endpoint.url().map(base -> URI.create(stripSlash(base.toString()) + path)),
                     "loadflow.channels." + name + ".url is not configured", endpoint.timeout(),
-                    ChannelAuth.headers(name, endpoint.auth(), endpoint.authSecret(), endpoint.authHeader()));
+                    ChannelAuth.headers(name, endpoint.auth(), endpoint.authSecret(), endpoint.authHeader()),
+                    endpoint.dedupes());
         }
     }
 
@@ -44,9 +51,33 @@ public final class ChannelClients {
         this.sms = Channel.of("sms", config.sms(), "/messages");
         this.hero = Channel.of("hero", config.hero(), "/tasks");
         this.slack = Channel.of("slack", config.slack(), "");
+        this.twilio = switch (config.sms().provider()) {
+            case "generic" -> Optional.empty();
+            case "twilio" -> Optional.of(twilio(config.sms(), transport, clock));
+            default -> throw new IllegalArgumentException("loadflow.channels.sms.provider is generic or twilio, got '"
+                    + config.sms().provider() + "'");
+        };
+    }
+
+    private static TwilioSms twilio(ChannelsConfig.SmsEndpoint sms, ChannelTransport transport, Clock clock) {
+        ChannelsConfig.Twilio settings = sms.twilio();
+        return new TwilioSms(new TwilioSms.Account(settings.apiUrl(), settings.accountSid().orElse(null),
+                settings.authToken().orElse(null), settings.from(), settings.messagingServiceSid(),
+                settings.statusCallback(), sms.timeout()), transport, clock);
+    }
+
+    /**
+     * Who can be asked what it has of a channel's row after an attempt whose answer was lost (a
+     * provider that keeps no idempotency key): Twilio for SMS when SMS goes through it.
+     */
+    public Optional<Reconciler> reconciler(dev.loadflow.model.action.Channel channel) {
+        return channel == dev.loadflow.model.action.Channel.SMS ? twilio.map(Reconciler.class::cast) : Optional.empty();
     }
 
     public SendResult sms(String outboxId, Action.SendSms message) {
+        if (twilio.isPresent()) {
+            return twilio.get().send(message);
+        }
         return send(sms, outboxId, new ChannelBodies.Sms(message.to(), message.text()));
     }
 
@@ -59,33 +90,44 @@ public final class ChannelClients {
     }
 
     private SendResult send(Channel channel, String outboxId, Object body) {
-        return channel.url().map(url -> post(url, channel.timeout(), outboxId, body, channel.headers()))
+        return channel.url().map(url -> post(url, channel.timeout(), outboxId, body, channel.headers(), channel.dedupes()))
                 .orElseGet(() -> new SendResult.Permanent(channel.unconfigured()));
     }
 
     /** POSTs {@code body} as JSON to {@code url} with the idempotency key and classifies the answer. */
     public SendResult post(URI url, Duration timeout, String idempotencyKey, Object body) {
-        return post(url, timeout, idempotencyKey, body, Map.of());
+        return post(url, timeout, idempotencyKey, body, Map.of(), true);
     }
 
-    private SendResult post(URI url, Duration timeout, String idempotencyKey, Object body, Map<String, String> headers) {
+    private SendResult post(URI url, Duration timeout, String idempotencyKey, Object body, Map<String, String> headers,
+                            boolean dedupes) {
         String json;
         try {
             json = JsonReader.MAPPER.writeValueAsString(body);
         } catch (JsonProcessingException e) {
             return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
         }
-        return post(url, timeout, idempotencyKey, json, headers);
+        return post(url, timeout, idempotencyKey, json, headers, dedupes);
     }
 
-    /** POSTs {@code json} as it is to {@code url} with the idempotency key and {@code headers}, and classifies the answer. */
+    /**
+     * POSTs {@code json} as it is to {@code url} with the idempotency key and {@code headers}, and
+     * classifies the answer, to a destination that keeps the key (a lost answer is retryable).
+     */
     public SendResult post(URI url, Duration timeout, String idempotencyKey, String json, Map<String, String> headers) {
+        return post(url, timeout, idempotencyKey, json, headers, true);
+    }
+
+    /** As above; where the destination keeps no key, a lost answer to a request that was written is {@link SendResult.Unknown}. */
+    private SendResult post(URI url, Duration timeout, String idempotencyKey, String json, Map<String, String> headers,
+                            boolean dedupes) {
         try {
             // the send's span is current here (RowDispatcher): the channel sees its trace
             ChannelTransport.Answer answer = transport.post(url, timeout, idempotencyKey, Traces.current(), json, headers);
             return SendResult.of(answer.status(), answer.body(), answer.retryAfter(), clock);
         } catch (ChannelTransport.Unreachable e) {
-            return new SendResult.Retryable("no answer from " + url + ": " + e.getMessage(), Optional.empty());
+            String reason = "no answer from " + url + ": " + e.getMessage();
+            return !dedupes && e.mayHaveArrived() ? new SendResult.Unknown(reason) : new SendResult.Retryable(reason, Optional.empty());
         }
     }
 

@@ -28,10 +28,43 @@ public interface ChannelTransport {
     /** As {@link #post(URI, Duration, String, String, String)}, with {@code headers} besides (a signature's). */
     Answer post(URI url, Duration timeout, String idempotencyKey, String traceparent, String json, Map<String, String> headers);
 
-    /** No answer: a timeout or a connection error. */
+    /**
+     * A request in a provider's own shape (a form-encoded POST, a GET): {@code headers} carry its
+     * content type and authentication, {@code body} is null for none.
+     */
+    record Request(String method, URI url, Duration timeout, Map<String, String> headers, String body) {
+    }
+
+    /**
+     * Sends {@code request} as it is; throws {@link Unreachable} on a timeout or a connection
+     * error, never for an HTTP status. The transports a provider's channel needs (Vert.x, the
+     * JDK's) have it; the REST client's sends JSON only.
+     */
+    default Answer exchange(Request request) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " sends JSON posts only: "
+                + "a provider's channel needs loadflow.channels.transport=vertx (the default) or jdk");
+    }
+
+    /**
+     * No answer: a timeout or a connection error. {@code mayHaveArrived}: the request was written
+     * (or it cannot be told), so the provider may have acted on it though its answer was lost; a
+     * connection never made says no.
+     */
     final class Unreachable extends RuntimeException {
+
+        private final boolean mayHaveArrived;
+
         public Unreachable(String message, Throwable cause) {
+            this(message, cause, true);
+        }
+
+        public Unreachable(String message, Throwable cause, boolean mayHaveArrived) {
             super(message, cause);
+            this.mayHaveArrived = mayHaveArrived;
+        }
+
+        public boolean mayHaveArrived() {
+            return mayHaveArrived;
         }
     }
 }

@@ -24,8 +24,8 @@ public interface ChannelsConfig {
     @WithDefault("vertx")
     String transport();
 
-    /** The SMS service: {@code POST {url}/messages}. */
-    Endpoint sms();
+    /** The SMS service: {@code POST {url}/messages} (the channel protocol), or Twilio's Messages API. */
+    SmsEndpoint sms();
 
     /** The Hero task service: {@code POST {url}/tasks}. */
     Endpoint hero();
@@ -77,6 +77,38 @@ public interface ChannelsConfig {
         double rate();
     }
 
+    /** The SMS channel: the channel protocol to an adapter ({@code generic}), or Twilio's own API. */
+    interface SmsEndpoint extends Endpoint {
+
+        /** {@code generic} (the channel protocol, {@code url}) or {@code twilio} (Twilio's Messages API). */
+        @WithDefault("generic")
+        String provider();
+
+        Twilio twilio();
+    }
+
+    /** Twilio's Messages API ({@code loadflow.channels.sms.provider=twilio}). */
+    interface Twilio {
+        /** The account: {@code AC} and 32 hex digits. */
+        Optional<String> accountSid();
+
+        /** The account's auth token: keep it in the Secret (env {@code LOADFLOW_CHANNELS_SMS_TWILIO_AUTH_TOKEN}). */
+        Optional<String> authToken();
+
+        /** The sender number (E.164); or set {@link #messagingServiceSid} instead. */
+        Optional<String> from();
+
+        /** A Messaging Service ({@code MG…}) that picks the sender; or set {@link #from} instead. */
+        Optional<String> messagingServiceSid();
+
+        /** Where Twilio posts the message's status changes, when set ({@code StatusCallback}). */
+        Optional<URI> statusCallback();
+
+        /** Twilio's API; a test points it at a stand-in. */
+        @WithDefault("https://api.twilio.com")
+        URI apiUrl();
+    }
+
     interface Endpoint extends Calls {
         /** Base URL; a row for a channel without one is parked (a configuration error, replayable). */
         Optional<URI> url();
@@ -94,5 +126,14 @@ public interface ChannelsConfig {
 
         /** The header's name for {@code auth=header}, e.g. {@code X-Api-Key}. */
         Optional<String> authHeader();
+
+        /**
+         * Whether the channel keeps the {@code Idempotency-Key}: a request sent twice is acted on
+         * once, so a send whose answer was lost is simply sent again. The channel protocol asks for
+         * it; an adapter that cannot keep it says {@code false}, and a send whose answer was lost is
+         * then parked as {@code ambiguous} for an operator instead of being sent again.
+         */
+        @WithDefault("true")
+        boolean dedupes();
     }
 }

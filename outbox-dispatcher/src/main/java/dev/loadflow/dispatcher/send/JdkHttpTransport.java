@@ -23,12 +23,26 @@ public final class JdkHttpTransport implements ChannelTransport {
             builder.header(JsonEndpoint.TRACEPARENT, traceparent);
         }
         headers.forEach(builder::header);
-        HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        return send(builder.POST(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
+    @Override
+    public Answer exchange(Request request) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(request.url()).timeout(request.timeout());
+        request.headers().forEach(builder::header);
+        return send(builder.method(request.method(), request.body() == null
+                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(request.body())).build());
+    }
+
+    private Answer send(HttpRequest request) {
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             return new Answer(response.statusCode(), response.body(), response.headers().firstValue("Retry-After").orElse(null));
         } catch (IOException e) {
-            throw new Unreachable(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()), e);
+            // a connection never made (refused, its timeout): nothing arrived
+            boolean connected = !(e instanceof java.net.ConnectException || e instanceof java.net.http.HttpConnectTimeoutException);
+            throw new Unreachable(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()), e,
+                    connected);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unreachable("interrupted", e);

@@ -35,6 +35,15 @@ public sealed interface SendResult {
     record Permanent(String reason) implements SendResult {
     }
 
+    /**
+     * The request may have reached a provider that keeps no idempotency key, and its answer was
+     * lost (a timeout, a connection reset after the request was written): sent again, it could
+     * arrive twice. The row is reconciled with the provider before its next attempt, or left to
+     * an operator.
+     */
+    record Unknown(String reason) implements SendResult {
+    }
+
     Set<Integer> RETRYABLE_4XX = Set.of(408, 425, 429);
 
     /** Classifies an HTTP answer. */

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@link ChannelTransport} on Vert.x's HTTP client: keep-alive connections pooled per host, the
@@ -49,21 +50,45 @@ public final class VertxHttpTransport implements ChannelTransport, AutoCloseable
             request.putHeader(JsonEndpoint.TRACEPARENT, traceparent);
         }
         headers.forEach(request::putHeader);
+        return send(request, json, timeout);
+    }
+
+    @Override
+    public Answer exchange(Request request) {
+        URI url = request.url();
+        boolean ssl = "https".equalsIgnoreCase(url.getScheme());
+        String query = url.getRawQuery();
+        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.valueOf(request.method())).setSsl(ssl)
+                .setHost(url.getHost()).setPort(url.getPort() != -1 ? url.getPort() : ssl ? 443 : 80)
+                .setURI(query == null ? path : path + "?" + query)
+                .setConnectTimeout(request.timeout().toMillis()).setIdleTimeout(request.timeout().toMillis());
+        request.headers().forEach(options::putHeader);
+        return send(options, request.body(), request.timeout());
+    }
+
+    /** Sends and waits for the answer; tells a connection never made (nothing arrived) from an answer lost. */
+    private Answer send(RequestOptions request, String body, Duration timeout) {
+        AtomicBoolean written = new AtomicBoolean();
         Future<Answer> answer = client.request(request)
-                .compose(outgoing -> outgoing.send(json))
-                .compose(response -> response.body().map(body ->
-                        new Answer(response.statusCode(), body.toString(), response.getHeader("Retry-After"))));
+                .compose(outgoing -> {
+                    written.set(true);
+                    return body == null ? outgoing.send() : outgoing.send(body);
+                })
+                .compose(response -> response.body().map(received ->
+                        new Answer(response.statusCode(), received.toString(), response.getHeader("Retry-After"))));
         try {
             return answer.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new Unreachable(cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : " " + cause.getMessage()), cause);
+            throw new Unreachable(cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : " " + cause.getMessage()),
+                    cause, written.get());
         } catch (TimeoutException e) {
             // the connection's idle timeout closes the request the answer never came for
-            throw new Unreachable("no answer within " + timeout, e);
+            throw new Unreachable("no answer within " + timeout, e, written.get());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new Unreachable("interrupted", e);
+            throw new Unreachable("interrupted", e, written.get());
         }
     }
 

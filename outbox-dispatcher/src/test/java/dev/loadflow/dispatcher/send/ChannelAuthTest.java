@@ -76,72 +76,7 @@ class ChannelAuthTest {
 
     /** The SMS channel at the adapter with {@code auth}; the others unconfigured. */
     private static ChannelsConfig config(String auth, String secret, String header) {
-        ChannelsConfig.Endpoint sms = endpoint(Optional.of(URI.create(adapter.baseUrl() + "/sms")), auth, secret, header);
-        ChannelsConfig.Endpoint none = endpoint(Optional.empty(), "none", null, null);
-        return new ChannelsConfig() {
-            @Override
-            public String transport() {
-                return "vertx";
-            }
-
-            @Override
-            public Endpoint sms() {
-                return sms;
-            }
-
-            @Override
-            public Endpoint hero() {
-                return none;
-            }
-
-            @Override
-            public Endpoint slack() {
-                return none;
-            }
-
-            @Override
-            public StageWebhookCalls stageWebhooks() {
-                throw new UnsupportedOperationException("not called by ChannelClients");
-            }
-        };
-    }
-
-    private static ChannelsConfig.Endpoint endpoint(Optional<URI> url, String auth, String secret, String header) {
-        return new ChannelsConfig.Endpoint() {
-            @Override
-            public Optional<URI> url() {
-                return url;
-            }
-
-            @Override
-            public String auth() {
-                return auth;
-            }
-
-            @Override
-            public Optional<String> authSecret() {
-                return Optional.ofNullable(secret);
-            }
-
-            @Override
-            public Optional<String> authHeader() {
-                return Optional.ofNullable(header);
-            }
-
-            @Override
-            public Duration timeout() {
-                return Duration.ofSeconds(5);
-            }
-
-            @Override
-            public int maxConcurrency() {
-                return 4;
-            }
-
-            @Override
-            public double rate() {
-                return 0;
-            }
-        };
+        return TestChannelsConfig.of(TestChannelsConfig.endpoint(Optional.of(URI.create(adapter.baseUrl() + "/sms")), auth,
+                secret, header), TestChannelsConfig.endpoint(Optional.empty(), "none", null, null));
     }
 }

@@ -71,6 +71,39 @@ public interface Outbox {
     void markFailed(String outboxId, UUID claimToken, String failure, Instant retryAt);
 
     /**
+     * Records an attempt whose answer was lost on a channel that keeps no idempotency key (the
+     * provider may have the message): as {@link #markFailed} with a {@code retryAt}, and the row
+     * keeps {@code unsure_since} (this attempt's time, unless an earlier one set it) until it is
+     * dispatched: its next attempts ask the channel what it has before sending again.
+     */
+    void markUnsure(String outboxId, UUID claimToken, String failure, Instant retryAt);
+
+    /**
+     * Parks a row whose attempt's answer was lost on a channel that keeps no idempotency key and
+     * cannot be asked: {@code ambiguous} until an operator {@link #resolve resolves} it. The
+     * failure is kept as a failed attempt's.
+     */
+    void markAmbiguous(String outboxId, UUID claimToken, String failure);
+
+    /** Ambiguous rows, the longest waiting first. */
+    List<OutboxRow> ambiguous(int limit);
+
+    /** What an operator found an ambiguous row to be. */
+    enum Resolution {
+        /** The provider has it (the driver got it): dispatched, with the operator's receipt. */
+        DELIVERED,
+        /** The provider has it not: pending again, due now, with a fresh retry budget. */
+        RESEND
+    }
+
+    /**
+     * Resolves an ambiguous row as {@code as} (with {@code receipt} when delivered) and records
+     * {@code audit} in the same transaction. Returns the audit row's id; empty (and no audit row)
+     * if the row was not ambiguous.
+     */
+    Optional<Long> resolve(String outboxId, Resolution as, String receipt, Instant now, AuditRecord audit);
+
+    /**
      * Gives a claimed row back untried (its channel's circuit is open): the claim is dropped,
      * the attempt it counted is taken back, {@code first_attempt_at} is cleared if this was the
      * first claim (the budget has not started), and the row is due again at {@code until}.

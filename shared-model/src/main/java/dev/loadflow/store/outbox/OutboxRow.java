@@ -14,13 +14,25 @@ import java.util.UUID;
  * this one included; {@code firstAttemptAt} is when the row was first claimed, which is where
  * the retry budget starts. {@code payload} is the row's action as {@link ActionCodec} wrote it;
  * {@link #action()} reads it back. {@code traceparent}: the trace the row's send continues (the
- * decision's run), null outside any.
+ * decision's run), null outside any. {@code unsureSince}: when an attempt's answer was lost on a
+ * channel that keeps no idempotency key (the provider may have the message): the next attempt
+ * asks the provider first; null otherwise.
  */
 public record OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
                         OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt,
                         UUID claimToken, Instant claimedUntil, String lastFailure, String receipt,
                         Instant dispatchedAt, Instant deadAt, String correlationId, String causationId,
-                        Instant createdAt, String traceparent) {
+                        Instant createdAt, String traceparent, Instant unsureSince) {
+
+    /** A row no attempt left unsure of. */
+    public OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
+                     OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt, UUID claimToken,
+                     Instant claimedUntil, String lastFailure, String receipt, Instant dispatchedAt, Instant deadAt,
+                     String correlationId, String causationId, Instant createdAt, String traceparent) {
+        this(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt, claimToken,
+                claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId, createdAt, traceparent,
+                null);
+    }
 
     /** A row outside any trace. */
     public OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
@@ -35,7 +47,7 @@ public record OutboxRow(String outboxId, String loadId, String actionType, Chann
     public OutboxRow withTraceparent(String traceparent) {
         return new OutboxRow(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt,
                 claimToken, claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId,
-                createdAt, traceparent);
+                createdAt, traceparent, unsureSince);
     }
 
     /**

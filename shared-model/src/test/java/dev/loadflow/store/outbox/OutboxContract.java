@@ -118,6 +118,70 @@ public abstract class OutboxContract {
         assertThat(outbox.forLoad("no-such-load")).isEmpty();
     }
 
+    /** A lost answer on a channel without idempotency: the row comes back knowing since when it is unsure. */
+    @Test
+    final void anUnsureAttemptIsRetriedAndTheRowRemembersSinceWhen() {
+        String sms = stageAsk(T0);
+        OutboxRow first = claimOnly(sms);
+        assertThat(first.unsureSince()).isNull();
+
+        clock.advance(Duration.ofSeconds(5));
+        outbox.markUnsure(sms, first.claimToken(), "no answer within PT10S", T0.plusSeconds(30));
+        clock.advance(Duration.ofSeconds(25));
+        OutboxRow second = claimOnly(sms);
+        outbox.markUnsure(sms, second.claimToken(), "no answer again", T0.plusSeconds(60));
+        clock.advance(Duration.ofSeconds(30));
+        OutboxRow third = claimOnly(sms);
+
+        assertThat(second.unsureSince()).isEqualTo(T0.plusSeconds(5));
+        assertThat(third.unsureSince()).as("since the first unsure attempt").isEqualTo(T0.plusSeconds(5));
+        assertThat(third.attempts()).isEqualTo(3);
+        assertThat(outbox.failures(sms)).extracting(OutboxFailure::failure)
+                .containsExactly("no answer within PT10S", "no answer again");
+        assertThatThrownBy(() -> outbox.markUnsure(sms, first.claimToken(), "late", T0)).isInstanceOf(StaleClaimException.class);
+    }
+
+    /**
+     * An ambiguous row waits for an operator: never claimed, listed, and resolved once, audited:
+     * marked delivered (dispatched with the operator's receipt) or sent again (pending, a fresh budget).
+     */
+    @Test
+    final void anAmbiguousRowWaitsUntilAnOperatorResolvesIt() {
+        String delivered = stageAsk(T0);
+        String resend = stageAsk(T0);
+        List<OutboxRow> claimed = outbox.pending(100, clock.instant());
+        OutboxRow a = claimed.stream().filter(r -> r.outboxId().equals(delivered)).findFirst().orElseThrow();
+        OutboxRow b = claimed.stream().filter(r -> r.outboxId().equals(resend)).findFirst().orElseThrow();
+        outbox.markAmbiguous(delivered, a.claimToken(), "connection reset after the request was written");
+        outbox.markAmbiguous(resend, b.claimToken(), "no answer within PT10S");
+
+        clock.advance(LEASE.multipliedBy(2));
+        assertThat(outbox.pending(100, clock.instant())).extracting(OutboxRow::outboxId).doesNotContain(delivered, resend);
+        assertThat(outbox.ambiguous(10)).extracting(OutboxRow::outboxId).containsExactlyInAnyOrder(delivered, resend);
+        assertThat(outbox.find(delivered).orElseThrow().status()).isEqualTo(OutboxStatus.AMBIGUOUS);
+
+        AuditRecord marked = new AuditRecord("otto", "outbox-dispatcher", "outbox.resolve", delivered, "{\"as\":\"delivered\"}");
+        Optional<Long> audited = outbox.resolve(delivered, Outbox.Resolution.DELIVERED, "marked delivered by otto", clock.instant(),
+                marked);
+        assertThat(audited).isPresent();
+        assertThat(outbox.resolve(delivered, Outbox.Resolution.DELIVERED, "again", clock.instant(), marked))
+                .as("no longer ambiguous: nothing changed, nothing audited").isEmpty();
+        OutboxRow done = outbox.find(delivered).orElseThrow();
+        assertThat(done.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(done.receipt()).isEqualTo("marked delivered by otto");
+
+        Instant now = clock.instant();
+        assertThat(outbox.resolve(resend, Outbox.Resolution.RESEND, null, now,
+                new AuditRecord("otto", "outbox-dispatcher", "outbox.resolve", resend, "{\"as\":\"resend\"}"))).isPresent();
+        OutboxRow again = claimOnly(resend);
+        assertThat(again.attempts()).as("a fresh budget").isEqualTo(1);
+        assertThat(again.firstAttemptAt()).isEqualTo(now);
+        assertThat(again.unsureSince()).isNull();
+        assertThat(outbox.ambiguous(10)).isEmpty();
+        assertThat(audits().list(new AuditQuery(null, "otto", 0, 10))).extracting(AuditEntry::target)
+                .containsExactlyInAnyOrder(delivered, resend);
+    }
+
     @Test
     final void rowsNotYetAvailableAreNotClaimed() {
         stageAsk(T0.plusSeconds(10));

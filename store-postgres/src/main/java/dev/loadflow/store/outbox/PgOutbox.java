@@ -33,7 +33,7 @@ public final class PgOutbox implements Outbox {
     private static final String COLUMNS = """
             outbox_id, load_id, action_type, channel, payload::text AS payload, status, attempts, available_at,
             first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
-            correlation_id, causation_id, created_at, traceparent""";
+            correlation_id, causation_id, created_at, traceparent, unsure_since""";
 
     /**
      * The due rows are picked in a MATERIALIZED CTE: as a plain {@code IN (SELECT ... LIMIT)}
@@ -105,6 +105,48 @@ public final class PgOutbox implements Outbox {
                 RETURNING outbox_id, attempts)
             INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
             SELECT outbox_id, attempts, $5::timestamptz, $3, $4::timestamptz IS NULL FROM failed""";
+
+    /** MARK_FAILED for an attempt whose answer was lost: due again at $4, unsure since the first such attempt ($5 now). */
+    static final String MARK_UNSURE = """
+            WITH failed AS (
+                UPDATE outbox SET available_at = $4, last_failure = $3, claim_token = NULL, claimed_until = NULL,
+                                  unsure_since = coalesce(unsure_since, $5)
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
+                RETURNING outbox_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, attempts, $5, $3, false FROM failed""";
+
+    /** Parks the row as ambiguous ($4 now), its failure kept as a parking attempt's. */
+    static final String MARK_AMBIGUOUS = """
+            WITH failed AS (
+                UPDATE outbox SET status = 'ambiguous', ambiguous_at = $4, unsure_since = coalesce(unsure_since, $4),
+                                  last_failure = $3, claim_token = NULL, claimed_until = NULL
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
+                RETURNING outbox_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, attempts, $4, $3, true FROM failed""";
+
+    static final String AMBIGUOUS = "SELECT " + COLUMNS + " FROM outbox WHERE status = 'ambiguous'"
+            + " ORDER BY ambiguous_at, outbox_id LIMIT $1";
+
+    /** $1 outbox id, $2 now, $3 the receipt, then the audit row's: written only if the row was ambiguous. */
+    static final String RESOLVE_DELIVERED = """
+            WITH changed AS (
+                UPDATE outbox SET status = 'dispatched', receipt = $3, dispatched_at = $2, ambiguous_at = NULL
+                WHERE outbox_id = $1 AND status = 'ambiguous' RETURNING outbox_id),
+            audit AS (""" + AuditInsert.fromCte("changed", "jsonb_build_object('resolved', 'delivered')", 4, true) + """
+            )
+            SELECT id FROM audit""";
+
+    /** $1 outbox id, $2 now, then the audit row's: pending again with a fresh budget, sent as if never tried. */
+    static final String RESOLVE_RESEND = """
+            WITH changed AS (
+                UPDATE outbox SET status = 'pending', attempts = 0, first_attempt_at = NULL, available_at = $2,
+                                  ambiguous_at = NULL, unsure_since = NULL, claim_token = NULL, claimed_until = NULL
+                WHERE outbox_id = $1 AND status = 'ambiguous' RETURNING outbox_id),
+            audit AS (""" + AuditInsert.fromCte("changed", "jsonb_build_object('resolved', 'resend')", 3, true) + """
+            )
+            SELECT id FROM audit""";
 
     static final String DEFER = """
             UPDATE outbox SET attempts = attempts - 1,
@@ -238,6 +280,38 @@ public final class PgOutbox implements Outbox {
     }
 
     @Override
+    public void markUnsure(String outboxId, UUID claimToken, String failure, Instant retryAt) {
+        if (Pg.await(pool.preparedQuery(MARK_UNSURE).execute(Tuple.of(outboxId, claimToken, failure, Pg.at(retryAt),
+                Pg.at(clock.instant())))).rowCount() != 1) {
+            throw new StaleClaimException(outboxId);
+        }
+    }
+
+    @Override
+    public void markAmbiguous(String outboxId, UUID claimToken, String failure) {
+        if (Pg.await(pool.preparedQuery(MARK_AMBIGUOUS).execute(Tuple.of(outboxId, claimToken, failure,
+                Pg.at(clock.instant())))).rowCount() != 1) {
+            throw new StaleClaimException(outboxId);
+        }
+    }
+
+    @Override
+    public List<OutboxRow> ambiguous(int limit) {
+        return map(Pg.await(pool.preparedQuery(AMBIGUOUS).execute(Tuple.of(limit))));
+    }
+
+    @Override
+    public Optional<Long> resolve(String outboxId, Resolution as, String receipt, Instant now, AuditRecord audit) {
+        Tuple params = switch (as) {
+            case DELIVERED -> Tuple.of(outboxId, Pg.at(now), receipt);
+            case RESEND -> Tuple.of(outboxId, Pg.at(now));
+        };
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(as == Resolution.DELIVERED ? RESOLVE_DELIVERED : RESOLVE_RESEND)
+                .execute(AuditInsert.bind(params, audit, now)));
+        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong("id"));
+    }
+
+    @Override
     public void defer(String outboxId, UUID claimToken, Instant until) {
         if (Pg.await(pool.preparedQuery(DEFER).execute(Tuple.of(outboxId, claimToken, Pg.at(until)))).rowCount() != 1) {
             throw new StaleClaimException(outboxId);
@@ -317,7 +391,7 @@ public final class PgOutbox implements Outbox {
                     row.getUUID("claim_token"), Pg.instant(row, "claimed_until"), row.getString("last_failure"),
                     row.getString("receipt"), Pg.instant(row, "dispatched_at"), Pg.instant(row, "dead_at"),
                     row.getString("correlation_id"), row.getString("causation_id"), Pg.instant(row, "created_at"),
-                    row.getString("traceparent")));
+                    row.getString("traceparent"), Pg.instant(row, "unsure_since")));
         }
         return result;
     }

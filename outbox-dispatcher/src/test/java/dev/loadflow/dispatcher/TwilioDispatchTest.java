@@ -1,0 +1,211 @@
+package dev.loadflow.dispatcher;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.dispatcher.deliver.Delivery;
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
+import dev.loadflow.dispatcher.finish.Finisher;
+import dev.loadflow.dispatcher.finish.RetryPolicy;
+import dev.loadflow.dispatcher.internal.InternalActions;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.TestChannelsConfig;
+import dev.loadflow.dispatcher.send.VertxHttpTransport;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.event.Risk;
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxMessage;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.stage.PgLoadStages;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.testing.PgBackend;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A driver's SMS through Twilio, whose API keeps no idempotency key, when Twilio's answer is lost
+ * (it answers after the channel's timeout): the dispatcher never sends blind a second time. Its
+ * next attempt looks for the message in Twilio's list first: found, the row is delivered with
+ * its {@code sid}; not there, it is sent again; when Twilio cannot say, the row waits, and once
+ * the retry budget is spent it is left to an operator as ambiguous, with on-call paged.
+ */
+class TwilioDispatchTest {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("twilio_dispatch");
+
+    private static final String ACCOUNT = "AC" + "0123456789abcdef".repeat(2);
+    private static final String MESSAGES = "/2010-04-01/Accounts/" + ACCOUNT + "/Messages.json";
+    private static final Instant T0 = Instant.parse("2026-12-01T07:00:00Z");
+    private static final DateTimeFormatter RFC_2822 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+    private static final Duration BUDGET = Duration.ofMinutes(10);
+
+    private static WireMockServer twilio;
+    private static Vertx vertx;
+    private final FakeClock clock = FakeClock.at(T0);
+    private EventStore events;
+    private Outbox outbox;
+    private RowDispatcher dispatcher;
+
+    @BeforeAll
+    static void start() {
+        twilio = new WireMockServer(options().dynamicPort());
+        twilio.start();
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stop() {
+        twilio.stop();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    @BeforeEach
+    void setUp() {
+        PG.database().truncateAll();
+        twilio.resetAll();
+        events = new PgEventStore(PG.pool(), clock, PG.wakeups());
+        outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90));
+        ChannelClients clients = new ChannelClients(TestChannelsConfig.of(
+                TestChannelsConfig.twilio(URI.create(twilio.baseUrl()), ACCOUNT, "token", "+15557770000", Duration.ofMillis(400)),
+                TestChannelsConfig.endpoint(java.util.Optional.empty(), "none", null, null)),
+                new VertxHttpTransport(vertx, 4), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ChannelGuards guards = new ChannelGuards(DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)),
+                channel -> 4, registry, ChannelGuards.CircuitListener.NONE);
+        Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(PG.pool(), clock, Duration.ofSeconds(30),
+                Wakeups.NONE), new PgLoadStages(PG.pool()), clock),
+                new StageWebhooks(new PgProcessedEvents(PG.pool()), clients, Duration.ofSeconds(1), clock), guards);
+        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        Finisher finisher = new Finisher(outbox, queue, new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET,
+                new SplittableRandom(7)), new PgOpsAlerts(PG.pool()), new DispatcherMetrics(registry), clock,
+                channel -> clients.reconciler(channel).isPresent());
+        dispatcher = new RowDispatcher(outbox, delivery, finisher, new DispatcherMetrics(registry), clock);
+    }
+
+    private static final String TEXT = "ETA to Chicago?";
+
+    /** A ping whose decision asks the driver by SMS; returns the row's id. */
+    private String askDriver(String load) {
+        InboundEvent ping = new InboundEvent("ping_0700", load, T0, T0, "c-" + load, null,
+                new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6));
+        Action.SendSms sms = new Action.SendSms(Staging.ASK, 1, "+15550100", TEXT);
+        OutboxMessage row = OutboxMessage.of(load, sms, T0, ping.correlationId(), ping.eventId());
+        events.append(load, List.of(ping, DecisionRecorded.decided(ping, T0, List.of(sms), false, "test", List.of())), 0,
+                List.of(row));
+        return row.outboxId();
+    }
+
+    /** Dispatches what is due now, as a dispatcher's loop would. */
+    private void dispatchDue() throws InterruptedException {
+        for (OutboxRow row : outbox.pending(10, clock.instant())) {
+            dispatcher.dispatch(row);
+        }
+    }
+
+    /** The first attempt: Twilio creates the message but its answer comes after the channel's timeout. */
+    private String firstAttemptLosesItsAnswer(String load) throws InterruptedException {
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201).withFixedDelay(1_500)
+                .withBody("{\"sid\": \"SM" + "1".repeat(32) + "\", \"status\": \"queued\"}")));
+        String id = askDriver(load);
+        dispatchDue();
+        OutboxRow unsure = outbox.find(id).orElseThrow();
+        assertThat(unsure.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(unsure.unsureSince()).as("the answer was lost").isEqualTo(T0);
+        clock.advance(Duration.ofMinutes(1));
+        return id;
+    }
+
+    @Test
+    void aMessageTwilioHasIsTheRowDeliveredWithItsSidAndIsNotSentAgain() throws Exception {
+        String id = firstAttemptLosesItsAnswer(newLoadId());
+        String sid = "SM" + "1".repeat(32);
+        listAnswers("""
+                {"sid": "%s", "body": "%s", "direction": "outbound-api", "date_created": "%s", "status": "sent",
+                 "to": "+15550100", "from": "+15557770000"}""".formatted(sid, TEXT, RFC_2822.format(T0.plusSeconds(1))));
+
+        dispatchDue();
+
+        OutboxRow delivered = outbox.find(id).orElseThrow();
+        assertThat(delivered.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(delivered.receipt()).isEqualTo(sid);
+        twilio.verify(1, postRequestedFor(urlEqualTo(MESSAGES)));
+        twilio.verify(1, getRequestedFor(urlPathEqualTo(MESSAGES)));
+    }
+
+    @Test
+    void aMessageTwilioHasNotIsSentAgain() throws Exception {
+        String id = firstAttemptLosesItsAnswer(newLoadId());
+        listAnswers();
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201)
+                .withBody("{\"sid\": \"SM" + "2".repeat(32) + "\", \"status\": \"queued\"}")));
+
+        dispatchDue();
+
+        assertThat(outbox.find(id).orElseThrow().receipt()).isEqualTo("SM" + "2".repeat(32));
+        twilio.verify(2, postRequestedFor(urlEqualTo(MESSAGES)));
+    }
+
+    @Test
+    void whileTwilioCannotSayTheRowWaitsAndPastTheBudgetAnOperatorDecides() throws Exception {
+        String load = newLoadId();
+        String id = firstAttemptLosesItsAnswer(load);
+        twilio.stubFor(get(urlPathEqualTo(MESSAGES)).willReturn(aResponse().withStatus(503)));
+
+        for (int pass = 0; pass < 30 && outbox.find(id).orElseThrow().status() == OutboxStatus.PENDING; pass++) {
+            dispatchDue();
+            clock.advance(Duration.ofMinutes(1));
+        }
+
+        OutboxRow left = outbox.find(id).orElseThrow();
+        assertThat(left.status()).isEqualTo(OutboxStatus.AMBIGUOUS);
+        assertThat(left.lastFailure()).contains("retry budget").contains("503");
+        twilio.verify(1, postRequestedFor(urlEqualTo(MESSAGES)));
+        assertThat(new PgOpsAlerts(PG.pool()).list(null, 0, 10)).singleElement()
+                .satisfies(alert -> assertThat(alert.kind()).isEqualTo("action_ambiguous"));
+        assertThat(outbox.ambiguous(10)).extracting(OutboxRow::outboxId).containsExactly(id);
+    }
+
+    private static void listAnswers(String... messages) {
+        twilio.stubFor(get(urlPathEqualTo(MESSAGES)).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json")
+                .withBody("{\"messages\": [" + String.join(",", messages) + "], \"page\": 0, \"page_size\": 50}")));
+    }
+}
