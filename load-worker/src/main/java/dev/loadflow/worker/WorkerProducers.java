@@ -9,6 +9,7 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.driver.PgDriverLoads;
 import dev.loadflow.worker.agent.AgentMetrics;
 import dev.loadflow.worker.agent.AgentPolicy;
 import dev.loadflow.worker.agent.PolicyConfig;
@@ -44,6 +45,12 @@ public class WorkerProducers {
     @Singleton
     Ingests ingests(LoadQueue queue, EventStore events) {
         return new Ingests(queue, events);
+    }
+
+    @Produces
+    @Singleton
+    PgDriverLoads driverLoads(Pool pool) {
+        return new PgDriverLoads(pool);
     }
 
     @Produces

@@ -1,0 +1,109 @@
+package dev.loadflow.worker.twilio;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.json.EventCodec;
+import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.trace.Traces;
+import dev.loadflow.store.driver.PgDriverLoads;
+import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueMessage;
+import dev.loadflow.worker.ingest.Ingests;
+import io.smallrye.common.annotation.RunOnVirtualThread;
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * A driver's SMS as Twilio delivers it: the number's (or Messaging Service's) incoming-message
+ * webhook, a form-encoded {@code POST} with {@code MessageSid}, {@code From}, {@code To} and
+ * {@code Body}, signed in {@code X-Twilio-Signature}. The signature is the caller's
+ * authentication: a request without Twilio's signature of the configured URL is refused
+ * ({@code 403}) and nothing is written. The SMS goes to the load its sender drives now (the most
+ * recent assignment to that number) as an {@code InboundSms} whose event id is the
+ * {@code MessageSid}, so Twilio's retries of one message are one event. A number no load is
+ * assigned to is never dropped: its SMS goes to a load of its own ({@code sms-from-<digits>}),
+ * where the SOP asks the Hero desk to look. The answer is an empty TwiML document: loadflow
+ * replies to drivers through its own decisions, not through the webhook's answer.
+ */
+@Path("/sources/twilio/sms")
+public class TwilioSmsResource {
+
+    private static final Logger LOG = Logger.getLogger(TwilioSmsResource.class);
+    static final String SIGNATURE = "X-Twilio-Signature";
+    static final String EMPTY_TWIML = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></Response>";
+    private static final Pattern MESSAGE_SID = Pattern.compile("(SM|MM)[0-9a-fA-F]{32}");
+    /** The source name the events carry. */
+    static final String SOURCE = "twilio";
+
+    private final TwilioSourceConfig config;
+    private final PgDriverLoads drivers;
+    private final Ingests ingests;
+    private final Clock clock;
+
+    TwilioSmsResource(TwilioSourceConfig config, PgDriverLoads drivers, Ingests ingests, Clock clock) {
+        this.config = config;
+        this.drivers = drivers;
+        this.ingests = ingests;
+        this.clock = clock;
+    }
+
+    @POST
+    @PermitAll
+    @RunOnVirtualThread
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @Produces({"text/xml", "application/problem+json"})
+    public Response sms(MultivaluedMap<String, String> form, @HeaderParam(SIGNATURE) String signature) {
+        if (config.authToken().isEmpty() || config.webhookUrl().isEmpty()) {
+            return Problem.of(Response.Status.NOT_FOUND, "Twilio source not configured",
+                    "set loadflow.sources.twilio.auth-token and loadflow.sources.twilio.webhook-url to take SMS from Twilio",
+                    null).response();
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        form.forEach((name, values) -> params.put(name, values.isEmpty() ? "" : values.getFirst()));
+        if (!TwilioSignature.valid(config.webhookUrl().get().toString(), params, config.authToken().get(), signature)) {
+            LOG.warnf("an SMS webhook without Twilio's signature of %s was refused", config.webhookUrl().get());
+            return Problem.of(Response.Status.FORBIDDEN, "Not signed by Twilio",
+                    SIGNATURE + " is not Twilio's signature of this request", SIGNATURE).response();
+        }
+        String sid = params.get("MessageSid");
+        String from = params.get("From");
+        if (sid == null || !MESSAGE_SID.matcher(sid).matches()) {
+            return Problem.of(Response.Status.BAD_REQUEST, "Invalid Twilio webhook", "MessageSid must be SM or MM and 32 hex digits",
+                    "MessageSid").response();
+        }
+        if (from == null || from.isBlank()) {
+            return Problem.of(Response.Status.BAD_REQUEST, "Invalid Twilio webhook", "From is required", "From").response();
+        }
+        String loadId = drivers.currentLoadOf(from).orElseGet(() -> unknownSender(from));
+        Instant now = clock.instant();
+        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("eventId", sid).put("type", "InboundSms")
+                .put("occurredAt", now.toString());
+        json.putObject("payload").put("from", from).put("text", params.getOrDefault("Body", ""));
+        InboundEvent event = EventCodec.parseIngest(loadId, json.toString(), now).withSource(SOURCE)
+                .withTraceparent(Traces.current());
+        LoadQueue.Intake intake = ingests.submit(QueueMessage.of(event));
+        LOG.debugf("Twilio SMS %s for load %s: %s", sid, loadId, intake);
+        return Response.ok(EMPTY_TWIML, "text/xml").build();
+    }
+
+    /** The load of a number no load is assigned to: its own, so its SMS is kept and a person asked. */
+    static String unknownSender(String from) {
+        String digits = from.replaceAll("[^0-9]", "");
+        return "sms-from-" + (digits.isEmpty() ? "unknown" : digits.substring(0, Math.min(digits.length(), 50)));
+    }
+}
