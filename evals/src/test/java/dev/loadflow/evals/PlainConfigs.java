@@ -33,7 +33,7 @@ final class PlainConfigs {
             }
 
             @Override
-            public Endpoint slack() {
+            public SlackEndpoint slack() {
                 return endpoint(base + "/slack");
             }
 
@@ -65,59 +65,72 @@ final class PlainConfigs {
         };
     }
 
-    /** A channel of the channel protocol at {@code url} (an SMS channel's settings too: the generic provider). */
-    static ChannelsConfig.SmsEndpoint endpoint(String url) {
-        return new ChannelsConfig.SmsEndpoint() {
-            @Override
-            public String provider() {
-                return "generic";
-            }
+    /** A channel of the channel protocol at {@code url} (an SMS or Slack channel's settings too: the generic provider). */
+    static Generic endpoint(String url) {
+        return new Generic(URI.create(url));
+    }
 
-            @Override
-            public ChannelsConfig.Twilio twilio() {
-                throw new UnsupportedOperationException("the generic provider has no Twilio settings");
-            }
+    /** A channel of the channel protocol, as any channel takes its settings. */
+    record Generic(URI base) implements ChannelsConfig.SmsEndpoint, ChannelsConfig.SlackEndpoint {
+        @Override
+        public String provider() {
+            return "generic";
+        }
 
-            @Override
-            public boolean dedupes() {
-                return true;
-            }
+        @Override
+        public ChannelsConfig.Twilio twilio() {
+            throw new UnsupportedOperationException("the generic provider has no Twilio settings");
+        }
 
-            @Override
-            public Optional<URI> url() {
-                return Optional.of(URI.create(url));
-            }
+        @Override
+        public Optional<String> botToken() {
+            return Optional.empty();
+        }
 
-            @Override
-            public Duration timeout() {
-                return Duration.ofSeconds(10);
-            }
+        @Override
+        public URI apiUrl() {
+            throw new UnsupportedOperationException("the generic provider has no Slack API");
+        }
 
-            @Override
-            public int maxConcurrency() {
-                return 256;
-            }
+        @Override
+        public boolean dedupes() {
+            return true;
+        }
 
-            @Override
-            public double rate() {
-                return 0;
-            }
+        @Override
+        public Optional<URI> url() {
+            return Optional.of(base);
+        }
 
-            @Override
-            public String auth() {
-                return "none";
-            }
+        @Override
+        public Duration timeout() {
+            return Duration.ofSeconds(10);
+        }
 
-            @Override
-            public Optional<String> authSecret() {
-                return Optional.empty();
-            }
+        @Override
+        public int maxConcurrency() {
+            return 256;
+        }
 
-            @Override
-            public Optional<String> authHeader() {
-                return Optional.empty();
-            }
-        };
+        @Override
+        public double rate() {
+            return 0;
+        }
+
+        @Override
+        public String auth() {
+            return "none";
+        }
+
+        @Override
+        public Optional<String> authSecret() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<String> authHeader() {
+            return Optional.empty();
+        }
     }
 
     static DispatcherConfig.Circuit circuit(int minimumCalls) {

@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.send;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.loadflow.dispatcher.provider.SlackWebApi;
 import dev.loadflow.dispatcher.provider.TwilioSms;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
@@ -20,6 +21,8 @@ import java.util.Optional;
  *   <li>Hero tasks: {@code POST {hero.url}/tasks {"loadId", "title", "urgency", "body"}}</li>
  *   <li>Hero Slack: {@code POST {slack.url} {"channel", "text"}}</li>
  * </ul>
+ * or, where a provider is named, in that provider's own API: SMS through Twilio's Messages API
+ * ({@link TwilioSms}), Hero Slack through Slack's Web API ({@link SlackWebApi}).
  */
 public final class ChannelClients {
 
@@ -29,6 +32,7 @@ public final class ChannelClients {
     private final Channel hero;
     private final Channel slack;
     private final Optional<TwilioSms> twilio;
+    private final Optional<SlackWebApi> slackApi;
 
     /**
      * A channel's request URL (made once, not per send), or why it has none, its timeout, its
@@ -56,6 +60,13 @@ public final class ChannelClients {
             case "twilio" -> Optional.of(twilio(config.sms(), transport, clock));
             default -> throw new IllegalArgumentException("loadflow.channels.sms.provider is generic or twilio, got '"
                     + config.sms().provider() + "'");
+        };
+        this.slackApi = switch (config.slack().provider()) {
+            case "generic" -> Optional.empty();
+            case "slack-api" -> Optional.of(new SlackWebApi(config.slack().apiUrl(), config.slack().botToken().orElse(null),
+                    config.slack().timeout(), transport, clock));
+            default -> throw new IllegalArgumentException("loadflow.channels.slack.provider is generic or slack-api, got '"
+                    + config.slack().provider() + "'");
         };
     }
 
@@ -86,6 +97,9 @@ public final class ChannelClients {
     }
 
     public SendResult slack(String outboxId, Action.PostHeroSlack post) {
+        if (slackApi.isPresent()) {
+            return slackApi.get().post(post);
+        }
         return send(slack, outboxId, ChannelBodies.SlackPost.of(post.channel(), post.text()));
     }
 

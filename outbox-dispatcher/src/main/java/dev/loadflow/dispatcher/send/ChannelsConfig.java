@@ -30,8 +30,8 @@ public interface ChannelsConfig {
     /** The Hero task service: {@code POST {url}/tasks}. */
     Endpoint hero();
 
-    /** The Hero Slack webhook: {@code POST {url}}. */
-    Endpoint slack();
+    /** The Hero Slack channel: {@code POST {url}} (the channel protocol, or an incoming webhook), or Slack's Web API. */
+    SlackEndpoint slack();
 
     /**
      * The clients' stage webhooks ({@code loadflow.sop.clients.<clientId>.stage-webhooks} on the
@@ -85,6 +85,25 @@ public interface ChannelsConfig {
         String provider();
 
         Twilio twilio();
+    }
+
+    /** The Hero Slack channel: the channel protocol or an incoming webhook ({@code generic}), or Slack's Web API. */
+    interface SlackEndpoint extends Endpoint {
+
+        /**
+         * {@code generic} ({@code POST {url}}: an adapter, or a Slack incoming webhook, which posts to
+         * the one channel it was made for: set {@code dedupes=false}) or {@code slack-api}
+         * ({@code chat.postMessage} with a bot token: each client's channel honoured).
+         */
+        @WithDefault("generic")
+        String provider();
+
+        /** The bot's token ({@code xoxb-…}) for {@code provider=slack-api}: in the Secret (env {@code LOADFLOW_CHANNELS_SLACK_BOT_TOKEN}). */
+        Optional<String> botToken();
+
+        /** Slack's Web API; a test points it at a stand-in. */
+        @WithDefault("https://slack.com/api")
+        URI apiUrl();
     }
 
     /** Twilio's Messages API ({@code loadflow.channels.sms.provider=twilio}). */

@@ -10,8 +10,9 @@ public final class TestChannelsConfig {
     private TestChannelsConfig() {
     }
 
-    /** {@code sms} as the SMS channel, {@code others} as Hero and Slack, on the Vert.x transport. */
-    public static ChannelsConfig of(ChannelsConfig.SmsEndpoint sms, ChannelsConfig.Endpoint others) {
+    /** {@code sms} as the SMS channel, {@code slack} as the Hero Slack one, Hero tasks unconfigured, on the Vert.x transport. */
+    public static ChannelsConfig of(ChannelsConfig.SmsEndpoint sms, ChannelsConfig.SlackEndpoint slack) {
+        Channel none = endpoint(Optional.empty(), "none", null, null);
         return new ChannelsConfig() {
             @Override
             public String transport() {
@@ -25,12 +26,12 @@ public final class TestChannelsConfig {
 
             @Override
             public Endpoint hero() {
-                return others;
+                return none;
             }
 
             @Override
-            public Endpoint slack() {
-                return others;
+            public SlackEndpoint slack() {
+                return slack;
             }
 
             @Override
@@ -41,12 +42,12 @@ public final class TestChannelsConfig {
     }
 
     /** A channel of the channel protocol at {@code url}, authenticated by {@code auth}, that keeps the idempotency key. */
-    public static ChannelsConfig.SmsEndpoint endpoint(Optional<URI> url, String auth, String secret, String header) {
-        return endpoint(url, auth, secret, header, "generic", null, Duration.ofSeconds(5));
+    public static Channel endpoint(Optional<URI> url, String auth, String secret, String header) {
+        return new Channel(url, auth, secret, header, "generic", null, null, null, Duration.ofSeconds(5));
     }
 
     /** The SMS channel through Twilio's Messages API at {@code api}, sending from {@code from}. */
-    public static ChannelsConfig.SmsEndpoint twilio(URI api, String accountSid, String authToken, String from, Duration timeout) {
+    public static Channel twilio(URI api, String accountSid, String authToken, String from, Duration timeout) {
         ChannelsConfig.Twilio settings = new ChannelsConfig.Twilio() {
             @Override
             public Optional<String> accountSid() {
@@ -78,64 +79,60 @@ public final class TestChannelsConfig {
                 return api;
             }
         };
-        return endpoint(Optional.empty(), "none", null, null, "twilio", settings, timeout);
+        return new Channel(Optional.empty(), "none", null, null, "twilio", settings, null, null, timeout);
     }
 
-    private static ChannelsConfig.SmsEndpoint endpoint(Optional<URI> url, String auth, String secret, String header,
-                                                       String provider, ChannelsConfig.Twilio twilio, Duration timeout) {
-        return new ChannelsConfig.SmsEndpoint() {
-            @Override
-            public String provider() {
-                return provider;
-            }
+    /** The Hero Slack channel through Slack's Web API at {@code api}, with {@code botToken}. */
+    public static Channel slackApi(URI api, String botToken, Duration timeout) {
+        return new Channel(Optional.empty(), "none", null, null, "slack-api", null, botToken, api, timeout);
+    }
 
-            @Override
-            public ChannelsConfig.Twilio twilio() {
-                if (twilio == null) {
-                    throw new UnsupportedOperationException("the generic provider has no Twilio settings");
-                }
-                return twilio;
-            }
+    /** One channel's settings, as an SMS or a Slack channel takes them (each reads the provider's own). */
+    public record Channel(Optional<URI> url, String auth, String secret, String header, String provider,
+                          ChannelsConfig.Twilio twilioSettings, String token, URI api, Duration timeout)
+            implements ChannelsConfig.SmsEndpoint, ChannelsConfig.SlackEndpoint {
 
-            @Override
-            public boolean dedupes() {
-                return !"twilio".equals(provider);
+        @Override
+        public ChannelsConfig.Twilio twilio() {
+            if (twilioSettings == null) {
+                throw new UnsupportedOperationException("no Twilio settings for provider " + provider);
             }
+            return twilioSettings;
+        }
 
-            @Override
-            public Optional<URI> url() {
-                return url;
-            }
+        @Override
+        public Optional<String> botToken() {
+            return Optional.ofNullable(token);
+        }
 
-            @Override
-            public String auth() {
-                return auth;
-            }
+        @Override
+        public URI apiUrl() {
+            return api;
+        }
 
-            @Override
-            public Optional<String> authSecret() {
-                return Optional.ofNullable(secret);
-            }
+        @Override
+        public boolean dedupes() {
+            return "generic".equals(provider);
+        }
 
-            @Override
-            public Optional<String> authHeader() {
-                return Optional.ofNullable(header);
-            }
+        @Override
+        public Optional<String> authSecret() {
+            return Optional.ofNullable(secret);
+        }
 
-            @Override
-            public Duration timeout() {
-                return timeout;
-            }
+        @Override
+        public Optional<String> authHeader() {
+            return Optional.ofNullable(header);
+        }
 
-            @Override
-            public int maxConcurrency() {
-                return 4;
-            }
+        @Override
+        public int maxConcurrency() {
+            return 4;
+        }
 
-            @Override
-            public double rate() {
-                return 0;
-            }
-        };
+        @Override
+        public double rate() {
+            return 0;
+        }
     }
 }

@@ -1,0 +1,117 @@
+package dev.loadflow.dispatcher.provider;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.loadflow.dispatcher.send.SendResult;
+import dev.loadflow.dispatcher.send.VertxHttpTransport;
+import dev.loadflow.model.action.Action;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The Hero Slack channel against a stand-in for Slack's Web API answering as {@code chat.postMessage}
+ * does: the client's channel and the escaped text with the bot token; Slack's {@code "ok": false}
+ * errors classified; {@code 429} waited out; a lost answer never taken for a failure.
+ */
+class SlackWebApiTest {
+
+    private static WireMockServer slack;
+    private static Vertx vertx;
+
+    @BeforeAll
+    static void start() {
+        slack = new WireMockServer(options().dynamicPort());
+        slack.start();
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stop() {
+        slack.stop();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    @BeforeEach
+    void reset() {
+        slack.resetAll();
+    }
+
+    private static SlackWebApi api(Duration timeout) {
+        return new SlackWebApi(URI.create(slack.baseUrl() + "/api"), "xoxb-test-token", timeout, new VertxHttpTransport(vertx, 4),
+                Clock.systemUTC());
+    }
+
+    private static final Action.PostHeroSlack POST = new Action.PostHeroSlack("driver_reply:sms_0710", 1, "#hero-client-b",
+            "Driver on load 481207: <!channel> ETA 9:30 & <https://x.example|click>");
+
+    @Test
+    void theClientsChannelGetsTheEscapedTextWithTheBotToken() {
+        slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json")
+                .withBody("{\"ok\": true, \"channel\": \"C0HERO\", \"ts\": \"1764572400.000100\", \"message\": {\"text\": \"…\"}}")));
+
+        SendResult result = api(Duration.ofSeconds(2)).post(POST);
+
+        assertThat(result).isEqualTo(new SendResult.Delivered("C0HERO/1764572400.000100"));
+        slack.verify(1, postRequestedFor(urlEqualTo("/api/chat.postMessage"))
+                .withHeader("Authorization", equalTo("Bearer xoxb-test-token"))
+                .withRequestBody(equalToJson("""
+                        {"channel": "#hero-client-b",
+                         "text": "Driver on load 481207: &lt;!channel&gt; ETA 9:30 &amp; &lt;https://x.example|click&gt;"}""")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"channel_not_found, permanent", "not_in_channel, permanent", "token_revoked, permanent",
+            "internal_error, retryable", "fatal_error, retryable"})
+    void slacksErrorsAreClassified(String error, String kind) {
+        slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json").withBody("{\"ok\": false, \"error\": \"" + error + "\"}")));
+
+        SendResult result = api(Duration.ofSeconds(2)).post(POST);
+
+        if (kind.equals("permanent")) {
+            assertThat(result).isEqualTo(new SendResult.Permanent("Slack " + error));
+        } else {
+            assertThat(result).isInstanceOfSatisfying(SendResult.Retryable.class,
+                    failed -> assertThat(failed.reason()).isEqualTo("Slack " + error));
+        }
+    }
+
+    @Test
+    void aRateLimitIsWaitedOutAndALostAnswerIsUnknown() {
+        slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(429).withHeader("Retry-After", "30")
+                .withBody("{\"ok\": false, \"error\": \"ratelimited\"}")));
+        assertThat(api(Duration.ofSeconds(2)).post(POST)).isInstanceOfSatisfying(SendResult.Retryable.class, busy -> {
+            assertThat(busy.overloaded()).isTrue();
+            assertThat(busy.retryAfter()).contains(Duration.ofSeconds(30));
+        });
+
+        slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200).withFixedDelay(1_500)
+                .withBody("{\"ok\": true, \"channel\": \"C0HERO\", \"ts\": \"1\"}")));
+        assertThat(api(Duration.ofMillis(300)).post(POST)).isInstanceOf(SendResult.Unknown.class);
+    }
+
+    @Test
+    void aMissingTokenStopsTheStart() {
+        assertThatThrownBy(() -> new SlackWebApi(URI.create("https://slack.com/api"), " ", Duration.ofSeconds(1),
+                new VertxHttpTransport(vertx, 1), Clock.systemUTC())).hasMessageContaining("bot-token");
+    }
+}
