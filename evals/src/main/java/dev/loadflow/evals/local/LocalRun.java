@@ -76,7 +76,12 @@ public final class LocalRun {
      * the load generator's CPU).
      */
     public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
-                          boolean printDeliveries) {
+                          boolean printDeliveries, boolean providers) {
+
+        public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
+                       boolean printDeliveries) {
+            this(root, portOffset, retryAfter, workerOptions, console, printDeliveries, false);
+        }
 
         public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console) {
             this(root, portOffset, retryAfter, workerOptions, console, true);
@@ -87,9 +92,14 @@ public final class LocalRun {
             this(root, portOffset, retryAfter, workerOptions, true);
         }
 
-        /** The local run's: {@code ./run-local} names the repository's root in {@code loadflow.root}. */
-        static Options local() {
-            return new Options(Path.of(System.getProperty("loadflow.root", ".")), 0, Duration.ofSeconds(15), List.of());
+        /**
+         * The local run's: {@code ./run-local} names the repository's root in {@code loadflow.root};
+         * with {@code providers}, SMS goes through Twilio's API and Hero Slack through Slack's (both
+         * the simulator's), and the driver answers through Twilio's signed webhook.
+         */
+        static Options local(boolean providers) {
+            return new Options(Path.of(System.getProperty("loadflow.root", ".")), 0, Duration.ofSeconds(15), List.of(), true,
+                    true, providers);
         }
     }
 
@@ -105,6 +115,8 @@ public final class LocalRun {
     private EmbeddedPostgres embedded;
     private ChannelSimulator simulator;
     private final String ingestToken = randomToken();
+    /** The simulated Twilio account's auth token: it signs the driver's webhook and authenticates the SMS sends. */
+    private final String twilioToken = randomToken();
     /** The break-glass token of this run: made anew each run, so no run's token opens another's services. */
     private final String adminToken = randomToken();
     private final KeyPair keys = rsa();
@@ -113,7 +125,7 @@ public final class LocalRun {
 
     public static void main(String[] args) throws Exception {
         boolean exitAfterDemo = List.of(args).contains("--exit-after-demo");
-        LocalRun run = new LocalRun(Options.local());
+        LocalRun run = new LocalRun(Options.local(List.of(args).contains("--providers")));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             run.stop();
@@ -298,6 +310,23 @@ public final class LocalRun {
                 "-Dloadflow.channels.sms.url=" + simulatorUrl + "/sms",
                 "-Dloadflow.channels.hero.url=" + simulatorUrl + "/hero",
                 "-Dloadflow.channels.slack.url=" + simulatorUrl + "/slack");
+        if (options.providers()) {
+            // the providers' own APIs, the simulator's: Twilio for SMS (no idempotency key), Slack's Web API
+            engine = new ArrayList<>(engine);
+            engine.addAll(List.of(
+                    "-Dloadflow.channels.sms.provider=twilio",
+                    "-Dloadflow.channels.sms.twilio.api-url=" + simulatorUrl + "/twilio",
+                    "-Dloadflow.channels.sms.twilio.account-sid=" + TWILIO_ACCOUNT,
+                    "-Dloadflow.channels.sms.twilio.auth-token=" + twilioToken,
+                    "-Dloadflow.channels.sms.twilio.from=+15557770000",
+                    "-Dloadflow.channels.slack.provider=slack-api",
+                    "-Dloadflow.channels.slack.api-url=" + simulatorUrl + "/slack-api",
+                    "-Dloadflow.channels.slack.bot-token=xoxb-local-" + randomToken(),
+                    "-Dloadflow.sources.twilio.auth-token=" + twilioToken,
+                    "-Dloadflow.sources.twilio.webhook-url=" + twilioWebhook()));
+            step("providers' APIs: SMS through Twilio's (%s/twilio), Hero Slack through Slack's chat.postMessage, "
+                    + "the driver's answer through Twilio's signed webhook", simulatorUrl);
+        }
         for (String[] service : new String[][]{{"load-worker", "8081"}, {"outbox-dispatcher", "8082"}, {"timer-pump", "8083"}}) {
             List<String> args = new ArrayList<>(common);
             args.addAll(engine);
@@ -372,9 +401,13 @@ public final class LocalRun {
         awaitDeliveries("sms", 1, Duration.ofSeconds(20));
         step("…the driver does not answer; the timer fires after %ss", options.retryAfter().toSeconds());
         awaitDeliveries("sms", 2, options.retryAfter().plusSeconds(20));
-        ingest("the driver's answer (InboundSms)", """
-                {"eventId": "sms_0715", "type": "InboundSms", "occurredAt": "2026-11-30T07:15:00Z",
-                 "payload": {"from": "+15550100", "text": "ETA 9:30, traffic on I-90"}}""");
+        if (options.providers()) {
+            twilioWebhook("the driver's answer through Twilio's webhook", "+15550100", "ETA 9:30, traffic on I-90");
+        } else {
+            ingest("the driver's answer (InboundSms)", """
+                    {"eventId": "sms_0715", "type": "InboundSms", "occurredAt": "2026-11-30T07:15:00Z",
+                     "payload": {"from": "+15550100", "text": "ETA 9:30, traffic on I-90"}}""");
+        }
         awaitDeliveries("slack", 1, Duration.ofSeconds(20));
         Thread.sleep(1_500);
 
@@ -393,6 +426,31 @@ public final class LocalRun {
         for (JsonNode t : JsonReader.parse(timers).node().path("timers")) {
             OUT.printf("  %s  %s  fire at %s%n", t.path("timerId").asText(), t.path("status").asText(), t.path("fireAt").asText());
         }
+    }
+
+    private static final String TWILIO_ACCOUNT = "AC" + "10ca1f10".repeat(4);
+
+    private String twilioWebhook() {
+        return "http://127.0.0.1:" + port(8081) + "/sources/twilio/sms";
+    }
+
+    /** An incoming SMS as Twilio posts it to the load worker: form-encoded, signed with the account's auth token. */
+    private void twilioWebhook(String what, String from, String text) throws Exception {
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("MessageSid", "SM" + "0715".repeat(8));
+        form.put("AccountSid", TWILIO_ACCOUNT);
+        form.put("From", from);
+        form.put("To", "+15557770000");
+        form.put("Body", text);
+        form.put("NumMedia", "0");
+        String body = form.entrySet().stream().map(e -> java.net.URLEncoder.encode(e.getKey(), java.nio.charset.StandardCharsets.UTF_8)
+                + "=" + java.net.URLEncoder.encode(e.getValue(), java.nio.charset.StandardCharsets.UTF_8))
+                .collect(java.util.stream.Collectors.joining("&"));
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(twilioWebhook()))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("X-Twilio-Signature", dev.loadflow.worker.twilio.TwilioSignature.of(twilioWebhook(), form, twilioToken))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        step("POST %s → %d %s", what, response.statusCode(), response.body());
     }
 
     private void ingest(String what, String json) throws Exception {

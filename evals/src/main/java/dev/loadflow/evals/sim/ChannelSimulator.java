@@ -10,7 +10,12 @@ import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.regex.Pattern;
+import dev.loadflow.model.json.JsonReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +32,12 @@ import java.util.function.Consumer;
  * ({@code POST /slack}) and fan-out webhooks ({@code POST /webhooks/{name}}). Each dedupes on
  * {@code Idempotency-Key}: a key already delivered is answered 200 with its first receipt and
  * reaches nobody again. Each can be told to fail, hang or answer slowly.
+ *
+ * <p>It also speaks two providers' own APIs, in the shapes they publish: Twilio's Messages API
+ * under {@code /twilio} ({@code POST} and {@code GET .../2010-04-01/Accounts/{AccountSid}/Messages.json},
+ * form-encoded, Basic auth: SMS, keeping no idempotency key, as Twilio keeps none) and Slack's
+ * {@code POST /slack-api/chat.postMessage} (bearer token: Hero Slack). Their messages are the
+ * {@code sms} and {@code slack} channels' deliveries, keyed by the provider's id.
  *
  * <p>Served by Vert.x on one event loop of its own: a channel answering at once costs the
  * machine little, so that a benchmark measures loadflow rather than its channels. A held
@@ -136,7 +147,22 @@ public final class ChannelSimulator implements AutoCloseable {
         return requests.getOrDefault(channel + " " + key, new AtomicInteger()).get();
     }
 
+    private static final Pattern TWILIO_MESSAGES = Pattern.compile("/twilio/2010-04-01/Accounts/(AC[0-9a-fA-F]{32})/Messages\\.json");
+    private static final DateTimeFormatter RFC_2822 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+    private final Clock clock = Clock.systemUTC();
+    /** The messages Twilio's API was asked to send, newest first, as its list answers them. */
+    private final java.util.Deque<com.fasterxml.jackson.databind.node.ObjectNode> twilioMessages =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
+
     private void handle(HttpServerRequest request) {
+        if (request.path().startsWith("/twilio/")) {
+            twilio(request);
+            return;
+        }
+        if (request.path().equals("/slack-api/chat.postMessage")) {
+            slackApi(request);
+            return;
+        }
         String channel = channelOf(request.path());
         String key = request.getHeader("Idempotency-Key");
         String traceparent = request.getHeader("traceparent");
@@ -147,27 +173,104 @@ public final class ChannelSimulator implements AutoCloseable {
             }
             String body = buffer.toString();
             requests.computeIfAbsent(channel + " " + key, k -> new AtomicInteger()).incrementAndGet();
-            switch (behaviours.get(channel)) {
-                case Behaviour.Fail fail when fail.remaining().getAndDecrement() > 0 ->
-                        answer(request, fail.status(), "{\"error\":\"simulated " + fail.status() + "\"}");
-                case Behaviour.Hold hold -> Thread.ofVirtual().name("channel-simulator-hold").start(() -> {
-                    try {
-                        if (!hold.release().await(60, TimeUnit.SECONDS)) {
-                            answer(request, 504, "{\"error\":\"held too long\"}");
-                        } else if (hold.statusAfter() >= 300) {
-                            answer(request, hold.statusAfter(), "{\"error\":\"simulated " + hold.statusAfter() + " after hold\"}");
-                        } else {
-                            deliver(request, hold.statusAfter(), channel, key, body, traceparent);
-                        }
-                    } catch (InterruptedException e) {
-                        request.connection().close();
-                    }
-                });
-                case Behaviour.Slow slow -> vertx.setTimer(Math.max(1, slow.delay().toMillis()),
-                        timer -> deliver(request, 200, channel, key, body, traceparent));
-                case null, default -> deliver(request, 200, channel, key, body, traceparent);
-            }
+            behave(channel, request, status -> answer(request, status, "{\"error\":\"simulated " + status + "\"}"),
+                    () -> deliver(request, 200, channel, key, body, traceparent));
         });
+    }
+
+    /** Twilio's Messages API: create (form-encoded) and list ({@code To}), with Basic auth, answered as Twilio answers. */
+    private void twilio(HttpServerRequest request) {
+        request.body().onSuccess(buffer -> {
+            java.util.regex.Matcher path = TWILIO_MESSAGES.matcher(request.path());
+            if (!path.matches()) {
+                answer(request, 404, "{\"code\": 20404, \"message\": \"The requested resource was not found\", \"status\": 404}");
+                return;
+            }
+            String auth = request.getHeader("Authorization");
+            if (auth == null || !auth.startsWith("Basic ")) {
+                answer(request, 401, "{\"code\": 20003, \"message\": \"Authenticate\", \"status\": 401}");
+                return;
+            }
+            if (request.method() == HttpMethod.GET) {
+                String to = request.getParam("To");
+                com.fasterxml.jackson.databind.node.ObjectNode list = JsonReader.MAPPER.createObjectNode().put("page", 0)
+                        .put("page_size", 50);
+                var messages = list.putArray("messages");
+                twilioMessages.stream().filter(m -> to == null || to.equals(m.path("to").asText())).limit(50).forEach(messages::add);
+                answer(request, 200, list.toString());
+                return;
+            }
+            Map<String, String> form = new java.util.LinkedHashMap<>();
+            new io.netty.handler.codec.http.QueryStringDecoder(buffer.toString(), false).parameters()
+                    .forEach((name, values) -> form.put(name, values.getFirst()));
+            if (form.get("To") == null || (form.get("From") == null && form.get("MessagingServiceSid") == null)) {
+                answer(request, 400, "{\"code\": 21604, \"message\": \"A 'To' and a 'From' or 'MessagingServiceSid' are required\", \"status\": 400}");
+                return;
+            }
+            behave("sms", request, status -> answer(request, status, "{\"code\": " + (status == 429 ? 20429 : 20500)
+                    + ", \"message\": \"simulated " + status + "\", \"status\": " + status + "}"), () -> {
+                int n = sequence.incrementAndGet();
+                String sid = "SM" + String.format("%032x", n);
+                com.fasterxml.jackson.databind.node.ObjectNode message = JsonReader.MAPPER.createObjectNode()
+                        .put("account_sid", path.group(1)).put("api_version", "2010-04-01").put("body", form.get("Body"))
+                        .put("date_created", RFC_2822.format(clock.instant())).putNull("date_sent")
+                        .put("direction", "outbound-api").put("from", form.getOrDefault("From", "+15557770000"))
+                        .put("num_segments", "1").put("sid", sid).put("status", "queued").put("to", form.get("To"));
+                twilioMessages.addFirst(message);
+                record("sms", sid, JsonReader.MAPPER.createObjectNode().put("to", form.get("To"))
+                        .put("text", form.get("Body")).toString(), n, null);
+                answer(request, 201, message.toString());
+            });
+        });
+    }
+
+    /** Slack's {@code chat.postMessage} with a bot token: {@code {"ok": true, "channel", "ts"}}. */
+    private void slackApi(HttpServerRequest request) {
+        request.body().onSuccess(buffer -> {
+            String auth = request.getHeader("Authorization");
+            if (auth == null || !auth.startsWith("Bearer ")) {
+                answer(request, 200, "{\"ok\": false, \"error\": \"not_authed\"}");
+                return;
+            }
+            behave("slack", request, status -> answer(request, status, "{\"ok\": false, \"error\": \""
+                    + (status == 429 ? "ratelimited" : "internal_error") + "\"}"), () -> {
+                int n = sequence.incrementAndGet();
+                String ts = clock.instant().getEpochSecond() + "." + String.format("%06d", n);
+                record("slack", ts, buffer.toString(), n, null);
+                answer(request, 200, JsonReader.MAPPER.createObjectNode().put("ok", true).put("channel", "C0HEROSIM")
+                        .put("ts", ts).toString());
+            });
+        });
+    }
+
+    /** What {@code channel} was told to do: fail (its status), hold, answer slowly, or {@code succeed} at once. */
+    private void behave(String channel, HttpServerRequest request, java.util.function.IntConsumer fail, Runnable succeed) {
+        switch (behaviours.get(channel)) {
+            case Behaviour.Fail failing when failing.remaining().getAndDecrement() > 0 -> fail.accept(failing.status());
+            case Behaviour.Hold hold -> Thread.ofVirtual().name("channel-simulator-hold").start(() -> {
+                try {
+                    if (!hold.release().await(60, TimeUnit.SECONDS) || hold.statusAfter() >= 300) {
+                        fail.accept(hold.statusAfter() >= 300 ? hold.statusAfter() : 504);
+                    } else {
+                        succeed.run();
+                    }
+                } catch (InterruptedException e) {
+                    request.connection().close();
+                }
+            });
+            case Behaviour.Slow slow -> vertx.setTimer(Math.max(1, slow.delay().toMillis()), timer -> succeed.run());
+            case null, default -> succeed.run();
+        }
+    }
+
+    /** A message that reached its recipient. */
+    private void record(String channel, String key, String body, int n, String traceparent) {
+        Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime(), traceparent);
+        deliveries.add(delivery);
+        listener.accept(delivery);
+        if (log != null) {
+            log.printf("  [%s] %s%n         %s%n", channel, key, body);
+        }
     }
 
     /** The message reaches its recipient unless its key already did; answers with the key's first receipt. */
@@ -175,12 +278,7 @@ public final class ChannelSimulator implements AutoCloseable {
                          String traceparent) {
         String receipt = receipts.computeIfAbsent(channel + " " + key, k -> {
             int n = sequence.incrementAndGet();
-            Delivery delivery = new Delivery(channel, key, body, n, System.nanoTime(), traceparent);
-            deliveries.add(delivery);
-            listener.accept(delivery);
-            if (log != null) {
-                log.printf("  [%s] %s%n         %s%n", channel, key, body);
-            }
+            record(channel, key, body, n, traceparent);
             return "{\"id\":\"" + channel + "-" + n + "\"}";
         });
         answer(request, status, receipt);
