@@ -93,6 +93,11 @@ final class PlainConfigs {
         }
 
         @Override
+        public java.util.Map<String, URI> webhooks() {
+            return java.util.Map.of();
+        }
+
+        @Override
         public boolean dedupes() {
             return true;
         }

@@ -31,7 +31,7 @@ public final class ChannelBodies {
         }
 
         /** {@code text} with Slack's three control characters escaped. */
-        static String escaped(String text) {
+        public static String escaped(String text) {
             return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
         }
     }

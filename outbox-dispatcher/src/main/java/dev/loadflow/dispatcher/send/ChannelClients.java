@@ -33,6 +33,8 @@ public final class ChannelClients {
     private final Channel slack;
     private final Optional<TwilioSms> twilio;
     private final Optional<SlackWebApi> slackApi;
+    /** Slack channels (names without {@code #}) posted to through an incoming webhook of their own. */
+    private final Map<String, Channel> slackWebhooks;
 
     /**
      * A channel's request URL (made once, not per send), or why it has none, its timeout, its
@@ -68,6 +70,9 @@ public final class ChannelClients {
             default -> throw new IllegalArgumentException("loadflow.channels.slack.provider is generic or slack-api, got '"
                     + config.slack().provider() + "'");
         };
+        this.slackWebhooks = new java.util.HashMap<>();
+        config.slack().webhooks().forEach((name, url) -> slackWebhooks.put(name, new Channel(Optional.of(url),
+                "", config.slack().timeout(), Map.of(), false)));
     }
 
     private static TwilioSms twilio(ChannelsConfig.SmsEndpoint sms, ChannelTransport transport, Clock clock) {
@@ -97,6 +102,11 @@ public final class ChannelClients {
     }
 
     public SendResult slack(String outboxId, Action.PostHeroSlack post) {
+        Channel webhook = slackWebhooks.get(post.channel().startsWith("#") ? post.channel().substring(1) : post.channel());
+        if (webhook != null) {
+            // an incoming webhook posts to the channel it was made for: only the text is sent
+            return send(webhook, outboxId, Map.of("text", ChannelBodies.SlackPost.escaped(post.text())));
+        }
         if (slackApi.isPresent()) {
             return slackApi.get().post(post);
         }

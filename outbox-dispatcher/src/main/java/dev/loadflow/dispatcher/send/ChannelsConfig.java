@@ -104,6 +104,14 @@ public interface ChannelsConfig {
         /** Slack's Web API; a test points it at a stand-in. */
         @WithDefault("https://slack.com/api")
         URI apiUrl();
+
+        /**
+         * Per Slack channel (its name without {@code #}, e.g. {@code hero-client-b}): an incoming
+         * webhook made for it, which its posts go to instead (a client's workspace where the bot is
+         * not installed). An incoming webhook keeps no idempotency key: a lost answer is left to an
+         * operator. Keep the URLs in the Secret: they are credentials.
+         */
+        Map<String, URI> webhooks();
     }
 
     /** Twilio's Messages API ({@code loadflow.channels.sms.provider=twilio}). */

@@ -1,7 +1,9 @@
 package dev.loadflow.dispatcher.provider;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.SendResult;
+import dev.loadflow.dispatcher.send.TestChannelsConfig;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Action;
 import io.vertx.core.Vertx;
@@ -15,6 +17,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
@@ -107,6 +111,37 @@ class SlackWebApiTest {
         slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200).withFixedDelay(1_500)
                 .withBody("{\"ok\": true, \"channel\": \"C0HERO\", \"ts\": \"1\"}")));
         assertThat(api(Duration.ofMillis(300)).post(POST)).isInstanceOf(SendResult.Unknown.class);
+    }
+
+    /**
+     * A client whose workspace has an incoming webhook rather than the bot: posts to its channel go
+     * to that webhook (only the text: the webhook posts where it was made for), the others through
+     * the Web API; a lost answer from the webhook is unknown, as it keeps no idempotency key.
+     */
+    @Test
+    void aChannelWithAWebhookOfItsOwnIsPostedThroughItAndTheOthersThroughTheApi() {
+        slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200)
+                .withBody("{\"ok\": true, \"channel\": \"C0HERO\", \"ts\": \"1764572400.000200\"}")));
+        slack.stubFor(post(urlEqualTo("/services/T0/B0/client-b")).willReturn(aResponse().withStatus(200).withBody("ok")));
+        ChannelClients clients = new ChannelClients(TestChannelsConfig.of(
+                TestChannelsConfig.endpoint(Optional.empty(), "none", null, null),
+                TestChannelsConfig.slackApi(URI.create(slack.baseUrl() + "/api"), "xoxb-test-token", Duration.ofMillis(500),
+                        Map.of("hero-client-b", URI.create(slack.baseUrl() + "/services/T0/B0/client-b")))),
+                new VertxHttpTransport(vertx, 4), Clock.systemUTC());
+
+        SendResult viaWebhook = clients.slack("load-1/driver_reply:sms_0710/1/post_hero_slack", POST);
+        SendResult viaApi = clients.slack("load-2/driver_reply:sms_0711/1/post_hero_slack",
+                new Action.PostHeroSlack("driver_reply:sms_0711", 1, "#hero-desk", "Driver: ETA 10:00"));
+
+        assertThat(viaWebhook).isEqualTo(new SendResult.Delivered("ok"));
+        assertThat(viaApi).isEqualTo(new SendResult.Delivered("C0HERO/1764572400.000200"));
+        slack.verify(1, postRequestedFor(urlEqualTo("/services/T0/B0/client-b")).withRequestBody(equalToJson(
+                "{\"text\": \"Driver on load 481207: &lt;!channel&gt; ETA 9:30 &amp; &lt;https://x.example|click&gt;\"}")));
+        slack.verify(1, postRequestedFor(urlEqualTo("/api/chat.postMessage")));
+
+        slack.stubFor(post(urlEqualTo("/services/T0/B0/client-b")).willReturn(aResponse().withStatus(200).withBody("ok")
+                .withFixedDelay(1_500)));
+        assertThat(clients.slack("load-3/driver_reply:sms_0712/1/post_hero_slack", POST)).isInstanceOf(SendResult.Unknown.class);
     }
 
     @Test

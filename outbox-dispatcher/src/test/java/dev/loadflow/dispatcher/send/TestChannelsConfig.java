@@ -43,7 +43,7 @@ public final class TestChannelsConfig {
 
     /** A channel of the channel protocol at {@code url}, authenticated by {@code auth}, that keeps the idempotency key. */
     public static Channel endpoint(Optional<URI> url, String auth, String secret, String header) {
-        return new Channel(url, auth, secret, header, "generic", null, null, null, Duration.ofSeconds(5));
+        return new Channel(url, auth, secret, header, "generic", null, null, null, Duration.ofSeconds(5), null);
     }
 
     /** The SMS channel through Twilio's Messages API at {@code api}, sending from {@code from}. */
@@ -79,17 +79,18 @@ public final class TestChannelsConfig {
                 return api;
             }
         };
-        return new Channel(Optional.empty(), "none", null, null, "twilio", settings, null, null, timeout);
+        return new Channel(Optional.empty(), "none", null, null, "twilio", settings, null, null, timeout, null);
     }
 
-    /** The Hero Slack channel through Slack's Web API at {@code api}, with {@code botToken}. */
-    public static Channel slackApi(URI api, String botToken, Duration timeout) {
-        return new Channel(Optional.empty(), "none", null, null, "slack-api", null, botToken, api, timeout);
+    /** The Hero Slack channel through Slack's Web API at {@code api}, with {@code botToken}; {@code webhooks} by channel name. */
+    public static Channel slackApi(URI api, String botToken, Duration timeout, java.util.Map<String, URI> webhooks) {
+        return new Channel(Optional.empty(), "none", null, null, "slack-api", null, botToken, api, timeout, webhooks);
     }
 
     /** One channel's settings, as an SMS or a Slack channel takes them (each reads the provider's own). */
     public record Channel(Optional<URI> url, String auth, String secret, String header, String provider,
-                          ChannelsConfig.Twilio twilioSettings, String token, URI api, Duration timeout)
+                          ChannelsConfig.Twilio twilioSettings, String token, URI api, Duration timeout,
+                          java.util.Map<String, URI> webhookUrls)
             implements ChannelsConfig.SmsEndpoint, ChannelsConfig.SlackEndpoint {
 
         @Override
@@ -103,6 +104,11 @@ public final class TestChannelsConfig {
         @Override
         public Optional<String> botToken() {
             return Optional.ofNullable(token);
+        }
+
+        @Override
+        public java.util.Map<String, URI> webhooks() {
+            return webhookUrls == null ? java.util.Map.of() : webhookUrls;
         }
 
         @Override
