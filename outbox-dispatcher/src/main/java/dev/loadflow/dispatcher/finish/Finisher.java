@@ -87,9 +87,27 @@ public final class Finisher {
         }
     }
 
-    /** Gives the row back untried until {@code until} (its channel's circuit is open). */
+    /**
+     * Gives the row back untried until {@code until} (its channel's circuit is open, or it had no
+     * slot in time), but never past its retry budget: the budget counts from its first attempt, or
+     * from its creation when it was never tried (a deferral takes its claim's attempt back). A row
+     * whose budget is spent while its channel is still unavailable dies as any other would: its
+     * failed outcome reaches the load within the budget, and the SOP asks a person to act (an SMS
+     * that cannot go out: "call the driver") instead of waiting for timers that assume it went.
+     */
     public void defer(OutboxRow row, Instant until) {
-        outbox.defer(row.outboxId(), row.claimToken(), until);
+        Instant budgetEnds = (row.attempts() <= 1 || row.firstAttemptAt() == null ? row.createdAt() : row.firstAttemptAt())
+                .plus(retries.budget());
+        if (!clock.instant().isBefore(budgetEnds)) {
+            try {
+                die(row, "channel " + row.channel().wire() + " unavailable (its circuit open) for the whole retry budget of "
+                        + retries.budget() + "; never sent");
+            } catch (StaleClaimException e) {
+                metrics.sent(row.channel(), Result.STALE);
+            }
+            return;
+        }
+        outbox.defer(row.outboxId(), row.claimToken(), until.isAfter(budgetEnds) ? budgetEnds : until);
         metrics.sent(row.channel(), Result.DEFERRED);
     }
 
