@@ -18,6 +18,7 @@ import java.util.Map;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.worker.LoadApi.assigned;
+import static dev.loadflow.worker.LoadApi.asSource;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.ping;
 import static dev.loadflow.worker.LoadApi.post;
@@ -72,8 +73,11 @@ class DatabaseOutageTest {
         LateDatabase.down();
 
         await().atMost(Duration.ofSeconds(15)).until(() -> health("ready") == 503);
-        assertThat(post(LOAD, ping("ping_0700", "high"))).as("ingest refused while the database is away")
-                .isGreaterThanOrEqualTo(500);
+        var refused = asSource().contentType("application/json").body(ping("ping_0700", "high"))
+                .post("/loads/{loadId}/events", LOAD).then().extract();
+        assertThat(refused.statusCode()).as("ingest refused while the database is away: come back").isEqualTo(503);
+        assertThat(refused.header("Retry-After")).isEqualTo("5");
+        assertThat(refused.contentType()).startsWith("application/problem+json");
         await().during(LIVENESS_WINDOW.plusSeconds(5)).atMost(LIVENESS_WINDOW.plusSeconds(15))
                 .until(() -> health("live") == 200);
 

@@ -9,6 +9,8 @@ import dev.loadflow.service.security.Roles;
 import dev.loadflow.service.security.StaticTokens;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.service.store.DatabaseUnreachable;
+import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -83,10 +85,21 @@ public class LoadResource {
                     "source " + caller.getPrincipal().getName() + " may not post " + event.type().wire() + " events",
                     "type").response());
         }
-        return Uni.createFrom().item(() -> switch (ingests.submit(QueueMessage.of(event))) {
-            case LOGGED -> Response.ok(receipt(event, "already processed")).build();
-            case QUEUED -> Response.accepted(receipt(event, "queued")).build();
-            case ALREADY_QUEUED -> Response.ok(receipt(event, "already queued")).build();
+        return Uni.createFrom().item(() -> {
+            LoadQueue.Intake intake;
+            try {
+                intake = ingests.submit(QueueMessage.of(event));
+            } catch (RuntimeException e) {
+                if (DatabaseUnreachable.is(e)) {
+                    return DatabaseUnreachable.answer("the event");
+                }
+                throw e;
+            }
+            return switch (intake) {
+                case LOGGED -> Response.ok(receipt(event, "already processed")).build();
+                case QUEUED -> Response.accepted(receipt(event, "queued")).build();
+                case ALREADY_QUEUED -> Response.ok(receipt(event, "already queued")).build();
+            };
         }).runSubscriptionOn(writers);
     }
 

@@ -5,6 +5,7 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.store.DatabaseUnreachable;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.driver.PgDriverLoads;
 import dev.loadflow.store.queue.LoadQueue;
@@ -89,11 +90,22 @@ public class TwilioSmsResource {
         if (from == null || from.isBlank()) {
             return Problem.of(Response.Status.BAD_REQUEST, "Invalid Twilio webhook", "From is required", "From").response();
         }
+        try {
+            return ingest(sid, from, params.getOrDefault("Body", ""));
+        } catch (RuntimeException e) {
+            if (DatabaseUnreachable.is(e)) {
+                return DatabaseUnreachable.answer("the SMS"); // Twilio retries it
+            }
+            throw e;
+        }
+    }
+
+    private Response ingest(String sid, String from, String text) {
         String loadId = drivers.currentLoadOf(from).orElseGet(() -> unknownSender(from));
         Instant now = clock.instant();
         ObjectNode json = JsonReader.MAPPER.createObjectNode().put("eventId", sid).put("type", "InboundSms")
                 .put("occurredAt", now.toString());
-        json.putObject("payload").put("from", from).put("text", params.getOrDefault("Body", ""));
+        json.putObject("payload").put("from", from).put("text", text);
         InboundEvent event = EventCodec.parseIngest(loadId, json.toString(), now).withSource(SOURCE)
                 .withTraceparent(Traces.current());
         LoadQueue.Intake intake = ingests.submit(QueueMessage.of(event));
