@@ -97,9 +97,16 @@ public final class RowDispatcher {
             finisher.finish(row, new SendResult.Permanent("unreadable payload: " + e.getMessage()));
             return;
         }
-        switch (delivery.deliver(row, action)) {
+        // the claim again once the row has its channel's slot: a wait for it may have outlasted the lease
+        switch (delivery.deliver(row, action, () -> surelyHeld(row)
+                || outbox.isClaimHeld(row.outboxId(), row.claimToken(), clock.instant()))) {
             case Delivery.Sent sent -> finisher.finish(row, sent.result());
             case Delivery.CircuitOpen open -> finisher.defer(row, clock.instant().plus(open.openFor()));
+            case Delivery.Lapsed lapsed -> {
+                metrics.sent(row.channel(), DispatcherMetrics.Result.STALE);
+                LOG.infof("claim on %s lapsed while it waited for its channel: left to the dispatcher that holds it now",
+                        row.outboxId());
+            }
         }
     }
 

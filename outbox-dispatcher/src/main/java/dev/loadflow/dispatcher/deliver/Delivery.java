@@ -12,6 +12,7 @@ import dev.loadflow.store.outbox.OutboxRow;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -35,6 +36,10 @@ public final class Delivery {
     public record CircuitOpen(Channel channel, Duration openFor) implements Attempt {
     }
 
+    /** Not tried: the row's claim lapsed while it waited for its channel's slot; another dispatcher holds it now. */
+    public record Lapsed() implements Attempt {
+    }
+
     private final ChannelClients channels;
     private final InternalActions internal;
     private final StageWebhooks webhooks;
@@ -55,23 +60,32 @@ public final class Delivery {
      * it is left to an operator ({@link SendResult.Unknown}).
      */
     public Attempt deliver(OutboxRow row, Action action) throws InterruptedException {
+        return deliver(row, action, () -> true);
+    }
+
+    /**
+     * As {@link #deliver(OutboxRow, Action)}, asking {@code stillHeld} once the row has its channel's
+     * slot, right before the request: a row that waited for its slot past the end of its lease is
+     * not sent ({@link Lapsed}), since another dispatcher may have taken it over.
+     */
+    public Attempt deliver(OutboxRow row, Action action, BooleanSupplier stillHeld) throws InterruptedException {
         if (row.unsureSince() != null) {
             Optional<Reconciler> reconciler = channels.reconciler(row.channel());
             if (reconciler.isEmpty()) {
                 return new Sent(new SendResult.Unknown("an earlier attempt's answer was lost, and "
                         + row.channel().wire() + " cannot be asked whether it has the message"));
             }
-            Optional<Attempt> settled = reconcile(row, action, reconciler.get());
+            Optional<Attempt> settled = reconcile(row, action, reconciler.get(), stillHeld);
             if (settled.isPresent()) {
                 return settled.get();
             }
         }
         String key = row.outboxId();
         return switch (action) {
-            case Action.SendSms sms -> guarded(Channel.SMS, () -> channels.sms(key, sms));
-            case Action.CreateHeroTask task -> guarded(Channel.HERO, () -> channels.heroTask(key, row.loadId(), task));
-            case Action.PostHeroSlack post -> guarded(Channel.SLACK, () -> channels.slack(key, post));
-            case Action.StageChanged changed -> guarded(Channel.FANOUT, () -> webhooks.deliver(key, row.loadId(), changed));
+            case Action.SendSms sms -> guarded(Channel.SMS, stillHeld, () -> channels.sms(key, sms));
+            case Action.CreateHeroTask task -> guarded(Channel.HERO, stillHeld, () -> channels.heroTask(key, row.loadId(), task));
+            case Action.PostHeroSlack post -> guarded(Channel.SLACK, stillHeld, () -> channels.slack(key, post));
+            case Action.StageChanged changed -> guarded(Channel.FANOUT, stillHeld, () -> webhooks.deliver(key, row.loadId(), changed));
             case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId(), row.traceparent()));
             case Action.CancelTimer cancel -> new Sent(internal.cancelTimer(cancel));
             case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), key, update));
@@ -79,10 +93,15 @@ public final class Delivery {
     }
 
     /** Asks the provider, through the channel's guard; empty when it has not the message (send it). */
-    private Optional<Attempt> reconcile(OutboxRow row, Action action, Reconciler reconciler) throws InterruptedException {
+    private Optional<Attempt> reconcile(OutboxRow row, Action action, Reconciler reconciler, BooleanSupplier stillHeld)
+            throws InterruptedException {
         Optional<ChannelGuards.Permit> permit = guards.acquire(row.channel());
         if (permit.isEmpty()) {
             return Optional.of(new CircuitOpen(row.channel(), guards.openFor()));
+        }
+        if (!stillHeld.getAsBoolean()) {
+            permit.get().released();
+            return Optional.of(new Lapsed());
         }
         long start = System.nanoTime();
         Reconciler.Found found;
@@ -109,10 +128,14 @@ public final class Delivery {
     }
 
     /** Sends through {@code channel}'s guard, and tells the guard how it went. */
-    private Attempt guarded(Channel channel, Supplier<SendResult> send) throws InterruptedException {
+    private Attempt guarded(Channel channel, BooleanSupplier stillHeld, Supplier<SendResult> send) throws InterruptedException {
         Optional<ChannelGuards.Permit> permit = guards.acquire(channel);
         if (permit.isEmpty()) {
             return new CircuitOpen(channel, guards.openFor());
+        }
+        if (!stillHeld.getAsBoolean()) {
+            permit.get().released();
+            return new Lapsed();
         }
         long start = System.nanoTime();
         SendResult result;
