@@ -53,8 +53,11 @@ public interface DispatcherConfig {
     @WithDefault("PT0.005S")
     Duration linger();
 
-    /** Dispatched rows older than this are pruned. */
-    @WithDefault("P7D")
+    /**
+     * Dispatched rows older than this are pruned. At least {@code loadflow.retention.load-lifetime}
+     * (checked at start): a dispatched row is what catches a decision repeated later.
+     */
+    @WithDefault("P15D")
     Duration retention();
 
     /** Rows deleted per pruning statement (short transactions, no long table locks). */

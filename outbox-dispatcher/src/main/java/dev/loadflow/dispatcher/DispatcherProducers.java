@@ -33,6 +33,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.loadflow.service.retention.RetentionConfig;
+import dev.loadflow.service.retention.RetentionHorizons;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -117,6 +121,11 @@ public class DispatcherProducers {
         }, registry, new CircuitRecorder(new PgChannelCircuits(pool), clock), System::nanoTime);
         guards.register(Channel.SMS, Channel.HERO, Channel.SLACK, Channel.FANOUT);
         return guards;
+    }
+
+    /** Refuses to start when a retention setting is shorter than a dedupe that depends on it. */
+    void checkRetention(@Observes StartupEvent started, RetentionConfig retention, DispatcherConfig config) {
+        RetentionHorizons.check(retention, config.retention());
     }
 
     @Produces

@@ -19,9 +19,21 @@ public interface RetentionConfig {
     @WithDefault("P30D")
     Duration dead();
 
-    /** Fan-out handlers' records of what they processed ({@code processed_event}) are deleted this long after. */
-    @WithDefault("P14D")
+    /**
+     * Fan-out handlers' records of what they processed ({@code processed_event}) are deleted this
+     * long after. Longer than {@link #dead}: a dead row replayed before it is deleted must still
+     * skip the webhooks that already had it.
+     */
+    @WithDefault("P31D")
     Duration processed();
+
+    /**
+     * The longest a load goes on taking decisions (two days to two weeks): what dedupe horizons are
+     * held to. A dispatched outbox row is the record that an action was taken: kept shorter than
+     * this, a decision repeated later would not be caught and its action would be taken again.
+     */
+    @WithDefault("P14D")
+    Duration loadLifetime();
 
     /** How often each service runs its part of retention (the worker the log and parked messages; the dispatcher the rest). */
     @WithDefault("PT1H")

@@ -1,0 +1,69 @@
+package dev.loadflow.service.retention;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The retention that dedupe depends on: the shipped defaults hold, and a shorter setting stops the start naming its key. */
+class RetentionHorizonsTest {
+
+    private static RetentionConfig retention(String dead, String processed, String loadLifetime) {
+        return new RetentionConfig() {
+            @Override
+            public Duration log() {
+                return Duration.ofDays(90);
+            }
+
+            @Override
+            public Duration dead() {
+                return Duration.parse(dead);
+            }
+
+            @Override
+            public Duration processed() {
+                return Duration.parse(processed);
+            }
+
+            @Override
+            public Duration loadLifetime() {
+                return Duration.parse(loadLifetime);
+            }
+
+            @Override
+            public Duration interval() {
+                return Duration.ofHours(1);
+            }
+
+            @Override
+            public Optional<Set<RetentionJob.Part>> parts() {
+                return Optional.empty();
+            }
+
+            @Override
+            public int batchSize() {
+                return 500;
+            }
+        };
+    }
+
+    @Test
+    void theShippedDefaultsHold() {
+        assertThat(RetentionHorizons.problems(retention("P30D", "P31D", "P14D"), Duration.ofDays(15))).isEmpty();
+    }
+
+    @Test
+    void aHorizonShorterThanWhatDependsOnItStopsTheStartNamingItsKey() {
+        assertThat(RetentionHorizons.problems(retention("P30D", "P31D", "P14D"), Duration.ofDays(7))).singleElement()
+                .satisfies(p -> assertThat(p).startsWith("loadflow.dispatcher.retention (PT168H) is shorter than "
+                        + "loadflow.retention.load-lifetime"));
+        assertThat(RetentionHorizons.problems(retention("P30D", "P14D", "P14D"), Duration.ofDays(15))).singleElement()
+                .satisfies(p -> assertThat(p).startsWith("loadflow.retention.processed (PT336H) must be longer than loadflow.retention.dead"));
+        assertThatThrownBy(() -> RetentionHorizons.check(retention("P7D", "P10D", "P14D"), Duration.ofDays(15)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("loadflow.retention.processed (PT240H) is shorter");
+    }
+}
