@@ -81,6 +81,48 @@ class CircuitOpenEscalationTest {
         vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 
+    /**
+     * The budget counts from a row's first attempt, not its creation: a row decided ten minutes
+     * before anyone tried it (its dispatchers were down) still gets its retries.
+     */
+    @Test
+    void aRowFirstTriedLongAfterItWasMadeStillGetsItsWholeBudget() throws Exception {
+        PG.database().truncateAll();
+        FakeClock clock = FakeClock.at(T0);
+        EventStore events = new PgEventStore(PG.pool(), clock, PG.wakeups());
+        Outbox outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ChannelClients clients = new ChannelClients(TestChannelsConfig.of(
+                TestChannelsConfig.endpoint(Optional.of(URI.create(sms.baseUrl() + "/sms")), "none", null, null),
+                TestChannelsConfig.endpoint(Optional.empty(), "none", null, null)), new VertxHttpTransport(vertx, 4), clock);
+        ChannelGuards guards = new ChannelGuards(DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)),
+                channel -> 4, registry, ChannelGuards.CircuitListener.NONE);
+        Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(PG.pool(), clock, Duration.ofSeconds(30),
+                Wakeups.NONE), new PgLoadStages(PG.pool()), clock),
+                new StageWebhooks(new PgProcessedEvents(PG.pool()), clients, Duration.ofSeconds(1), clock), guards);
+        RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, new Finisher(outbox,
+                new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE),
+                new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(7)),
+                new PgOpsAlerts(PG.pool()), new DispatcherMetrics(registry), clock), new DispatcherMetrics(registry), clock);
+        String load = newLoadId();
+        Staging.etaAsk(events, load, T0);
+        sms.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(Staging.smsId(load)))
+                .willReturn(aResponse().withStatus(503)));
+
+        clock.advance(Duration.ofMinutes(10));
+        for (int pass = 0; pass < 3; pass++) {
+            for (OutboxRow row : outbox.pending(Map.of(Channel.SMS, 10), clock.instant())) {
+                dispatcher.dispatch(row);
+            }
+            clock.advance(Duration.ofSeconds(20));
+        }
+
+        OutboxRow retried = outbox.find(Staging.smsId(load)).orElseThrow();
+        assertThat(retried.status()).as("within its budget from the first attempt").isEqualTo(OutboxStatus.PENDING);
+        assertThat(retried.firstAttemptAt()).isEqualTo(T0.plus(Duration.ofMinutes(10)));
+        assertThat(retried.attempts()).isGreaterThanOrEqualTo(2);
+    }
+
     @Test
     void aRowTheOpenCircuitKeepsFromItsChannelDiesAtItsBudgetsEndAndIsNeverSent() throws Exception {
         PG.database().truncateAll();
