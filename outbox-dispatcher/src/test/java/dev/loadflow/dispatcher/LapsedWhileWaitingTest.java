@@ -2,32 +2,15 @@ package dev.loadflow.dispatcher;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
-import dev.loadflow.dispatcher.deliver.Delivery;
-import dev.loadflow.dispatcher.fanout.StageWebhooks;
-import dev.loadflow.dispatcher.finish.Finisher;
-import dev.loadflow.dispatcher.finish.RetryPolicy;
-import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
-import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.TestChannelsConfig;
-import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.time.FakeClock;
-import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.OutboxStatus;
-import dev.loadflow.store.outbox.PgOutbox;
-import dev.loadflow.store.pg.WakeupSignal;
-import dev.loadflow.store.pg.Wakeups;
-import dev.loadflow.store.processed.PgProcessedEvents;
-import dev.loadflow.store.queue.PgLoadQueue;
-import dev.loadflow.store.stage.PgLoadStages;
-import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.testing.PgBackend;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,7 +22,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -86,22 +68,14 @@ class LapsedWhileWaitingTest {
     void aRowWhoseLeaseEndsWhileItWaitsForItsChannelIsNotSent() throws Exception {
         PG.database().truncateAll();
         FakeClock clock = FakeClock.at(T0);
-        EventStore events = new PgEventStore(PG.pool(), clock, PG.wakeups());
-        Outbox outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90));
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ChannelClients clients = new ChannelClients(TestChannelsConfig.of(
-                TestChannelsConfig.endpoint(Optional.of(URI.create(sms.baseUrl() + "/sms")), "none", null, null),
-                TestChannelsConfig.endpoint(Optional.empty(), "none", null, null)), new VertxHttpTransport(vertx, 4), clock);
         // one request in flight on the SMS channel at most
-        ChannelGuards guards = new ChannelGuards(DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)),
-                channel -> new ChannelGuards.Pace(1, 0), registry, ChannelGuards.CircuitListener.NONE, System::nanoTime);
-        Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(PG.pool(), clock, Duration.ofSeconds(30),
-                Wakeups.NONE), new PgLoadStages(PG.pool()), clock),
-                new StageWebhooks(new PgProcessedEvents(PG.pool()), clients, Duration.ofSeconds(1), clock), guards);
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
-        RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, new Finisher(outbox, queue,
-                new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom(7)),
-                new PgOpsAlerts(PG.pool()), new DispatcherMetrics(registry), clock), new DispatcherMetrics(registry), clock);
+        PlainDispatcher plain = new PlainDispatcher(PG, clock, vertx, TestChannelsConfig.of(
+                TestChannelsConfig.endpoint(Optional.of(URI.create(sms.baseUrl() + "/sms")), "none", null, null),
+                TestChannelsConfig.endpoint(Optional.empty(), "none", null, null)),
+                DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)), channel -> new ChannelGuards.Pace(1, 0));
+        EventStore events = plain.events;
+        Outbox outbox = plain.outbox;
+        RowDispatcher dispatcher = plain.dispatcher;
         String slow = newLoadId();
         String waiting = newLoadId();
         Staging.etaAsk(events, slow, T0);

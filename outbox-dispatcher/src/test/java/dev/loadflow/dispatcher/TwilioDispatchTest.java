@@ -2,15 +2,7 @@ package dev.loadflow.dispatcher;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
-import dev.loadflow.dispatcher.deliver.Delivery;
-import dev.loadflow.dispatcher.fanout.StageWebhooks;
-import dev.loadflow.dispatcher.finish.Finisher;
-import dev.loadflow.dispatcher.finish.RetryPolicy;
-import dev.loadflow.dispatcher.internal.InternalActions;
-import dev.loadflow.dispatcher.protect.ChannelGuards;
-import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.TestChannelsConfig;
-import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.EventPayload;
@@ -19,20 +11,11 @@ import dev.loadflow.model.event.Risk;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.OutboxStatus;
-import dev.loadflow.store.outbox.PgOutbox;
-import dev.loadflow.store.pg.WakeupSignal;
-import dev.loadflow.store.pg.Wakeups;
-import dev.loadflow.store.processed.PgProcessedEvents;
-import dev.loadflow.store.queue.PgLoadQueue;
-import dev.loadflow.store.stage.PgLoadStages;
-import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.testing.PgBackend;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,7 +29,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
-import java.util.SplittableRandom;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
@@ -75,7 +57,6 @@ class TwilioDispatchTest {
     private static final String MESSAGES = "/2010-04-01/Accounts/" + ACCOUNT + "/Messages.json";
     private static final Instant T0 = Instant.parse("2026-12-01T07:00:00Z");
     private static final DateTimeFormatter RFC_2822 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
-    private static final Duration BUDGET = Duration.ofMinutes(10);
 
     private static WireMockServer twilio;
     private static Vertx vertx;
@@ -101,23 +82,12 @@ class TwilioDispatchTest {
     void setUp() {
         PG.database().truncateAll();
         twilio.resetAll();
-        events = new PgEventStore(PG.pool(), clock, PG.wakeups());
-        outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90));
-        ChannelClients clients = new ChannelClients(TestChannelsConfig.of(
+        PlainDispatcher plain = new PlainDispatcher(PG, clock, vertx, TestChannelsConfig.of(
                 TestChannelsConfig.twilio(URI.create(twilio.baseUrl()), ACCOUNT, "token", "+15557770000", Duration.ofMillis(400)),
-                TestChannelsConfig.endpoint(java.util.Optional.empty(), "none", null, null)),
-                new VertxHttpTransport(vertx, 4), clock);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ChannelGuards guards = new ChannelGuards(DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)),
-                channel -> 4, registry, ChannelGuards.CircuitListener.NONE);
-        Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(PG.pool(), clock, Duration.ofSeconds(30),
-                Wakeups.NONE), new PgLoadStages(PG.pool()), clock),
-                new StageWebhooks(new PgProcessedEvents(PG.pool()), clients, Duration.ofSeconds(1), clock), guards);
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
-        Finisher finisher = new Finisher(outbox, queue, new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET,
-                new SplittableRandom(7)), new PgOpsAlerts(PG.pool()), new DispatcherMetrics(registry), clock,
-                channel -> clients.reconciler(channel).isPresent());
-        dispatcher = new RowDispatcher(outbox, delivery, finisher, new DispatcherMetrics(registry), clock);
+                TestChannelsConfig.endpoint(java.util.Optional.empty(), "none", null, null)));
+        events = plain.events;
+        outbox = plain.outbox;
+        dispatcher = plain.dispatcher;
     }
 
     private static final String TEXT = "ETA to Chicago?";

@@ -1,0 +1,83 @@
+package dev.loadflow.dispatcher;
+
+import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.dispatcher.deliver.Delivery;
+import dev.loadflow.dispatcher.fanout.StageWebhooks;
+import dev.loadflow.dispatcher.finish.Finisher;
+import dev.loadflow.dispatcher.finish.RetryPolicy;
+import dev.loadflow.dispatcher.internal.InternalActions;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ChannelsConfig;
+import dev.loadflow.dispatcher.send.VertxHttpTransport;
+import dev.loadflow.model.action.Channel;
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.stage.PgLoadStages;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.testing.PgBackend;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+/**
+ * A dispatcher built by hand on a test database and a fake clock, as the service wires it: a
+ * row's whole path (claim, guards, send, reconcile, finish) without Quarkus, for tests that move
+ * time past leases and budgets.
+ */
+final class PlainDispatcher {
+
+    static final Duration LEASE = Duration.ofSeconds(90);
+    static final Duration BUDGET = Duration.ofSeconds(150);
+
+    final EventStore events;
+    final Outbox outbox;
+    final ChannelGuards guards;
+    final RowDispatcher dispatcher;
+
+    /**
+     * @param paces each channel's in-flight limit and rate
+     * @param circuit when a channel's circuit opens, and for how long
+     */
+    PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels, DispatcherConfig.Circuit circuit,
+                    Function<Channel, ChannelGuards.Pace> paces) {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        this.events = new PgEventStore(pg.pool(), clock, pg.wakeups());
+        this.outbox = new PgOutbox(pg.pool(), clock, LEASE);
+        ChannelClients clients = new ChannelClients(channels, new VertxHttpTransport(vertx, 4), clock);
+        this.guards = new ChannelGuards(circuit, paces, registry, ChannelGuards.CircuitListener.NONE, System::nanoTime);
+        Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(pg.pool(), clock, Duration.ofSeconds(30),
+                Wakeups.NONE), new PgLoadStages(pg.pool()), clock),
+                new StageWebhooks(new PgProcessedEvents(pg.pool()), clients, Duration.ofSeconds(1), clock), guards);
+        Finisher finisher = new Finisher(outbox, new PgLoadQueue(pg.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(),
+                Wakeups.NONE), new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(7)),
+                new PgOpsAlerts(pg.pool()), new DispatcherMetrics(registry), clock, channel -> clients.reconciler(channel).isPresent());
+        this.dispatcher = new RowDispatcher(outbox, delivery, finisher, new DispatcherMetrics(registry), clock);
+    }
+
+    /** Four requests in flight per channel, and a circuit that needs 100 calls to open. */
+    PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels) {
+        this(pg, clock, vertx, channels, DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)),
+                channel -> new ChannelGuards.Pace(4, 0));
+    }
+
+    /** Claims what of {@code channel} is due now and dispatches it, as a dispatcher's loop would. */
+    void dispatchDue(Channel channel, java.time.Instant now) throws InterruptedException {
+        for (OutboxRow row : outbox.pending(Map.of(channel, 10), now)) {
+            dispatcher.dispatch(row);
+        }
+    }
+}
