@@ -44,7 +44,7 @@ class AgentBenchmark {
                     .timeout(Duration.ofSeconds(20)).maxRetries(0).build();
             SimpleMeterRegistry meters = new SimpleMeterRegistry();
             rig.startWorker(new AgentPolicy(chat, "scripted", client -> Harness.CLIENT_A, client -> null,
-                    new AgentMetrics(meters, Set.of("client-a"))), rig.advisoryLock());
+                    new AgentMetrics(meters, Set.of("client-a"))), rig.loadLock());
             rig.startDispatcher();
 
             Map<String, Long> ingestedAt = new ConcurrentHashMap<>();

@@ -210,7 +210,7 @@ class AgentScenarioTest extends EvalScenario {
         at("06:55").assigned().settle();
         int before = model.calls();
 
-        List<RunOutcome> locked = race(h.workerWith(policy, h.advisoryLock()), h.workerWith(policy, h.advisoryLock()),
+        List<RunOutcome> locked = race(h.workerWith(policy, h.loadLock()), h.workerWith(policy, h.loadLock()),
                 ping("ping_0700"));
         assertThat(locked).extracting(RunOutcome::result).containsExactlyInAnyOrder(RunResult.DECIDED, RunResult.LOCKED);
         assertThat(model.calls() - before).as("the loser never asked").isEqualTo(1);
@@ -248,7 +248,7 @@ class AgentScenarioTest extends EvalScenario {
                     h.clock.instant()));
         }
 
-        List<RunOutcome> outcomes = h.workerWith(policy, h.advisoryLock()).processAll(batch);
+        List<RunOutcome> outcomes = h.workerWith(policy, h.loadLock()).processAll(batch);
 
         assertThat(outcomes).extracting(RunOutcome::result).containsOnly(RunResult.DECIDED);
         assertThat(most.get()).as("the four loads' model calls at once, not one after another").isEqualTo(4);

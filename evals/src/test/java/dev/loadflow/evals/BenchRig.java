@@ -140,9 +140,9 @@ final class BenchRig implements AutoCloseable {
         consumers.add(consumer);
     }
 
-    /** The advisory lock per load (as {@code loadflow.worker.load-lock.enabled}). */
-    LoadLock advisoryLock() {
-        return new dev.loadflow.worker.lock.PgLoadLock(pool, 16); // half the rig's pool of 32
+    /** The lock per load (a lease row) (as {@code loadflow.worker.load-lock.enabled}). */
+    LoadLock loadLock() {
+        return new dev.loadflow.worker.lock.PgLeaseLock(pool, CLOCK, Duration.ofMinutes(3));
     }
 
     /**

@@ -234,9 +234,9 @@ public final class Harness implements AutoCloseable {
         return new LoadRun(events, policy, clock, lock, 5, workerMetrics, 10_000, traces);
     }
 
-    /** The advisory lock per load the worker takes with {@code loadflow.worker.load-lock.enabled}. */
-    LoadLock advisoryLock() {
-        return new dev.loadflow.worker.lock.PgLoadLock(pool);
+    /** The lock per load (a lease row) the worker takes with {@code loadflow.worker.load-lock.enabled}. */
+    LoadLock loadLock() {
+        return new dev.loadflow.worker.lock.PgLeaseLock(pool, clock, Duration.ofMinutes(3));
     }
 
     /** The worker's meters (runs, conflicts, wasted model decisions). */

@@ -108,7 +108,7 @@ public interface WorkerConfig {
 
     interface LoadLock {
         /**
-         * Take a PostgreSQL advisory lock per load for the run, and skip the run (retry shortly)
+         * Take a lease on the load (a row in {@code load_lock}) for the run, and skip the run (retry shortly)
          * when another holds it. Only saves wasted policy calls; correctness never depends on it.
          * Unset: on with the LLM policy (a model call is slow and paid), off with the SOP.
          */

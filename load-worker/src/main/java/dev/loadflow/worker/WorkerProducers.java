@@ -18,7 +18,7 @@ import dev.loadflow.worker.hold.HeldRepairs;
 import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.ingest.Ingests;
 import dev.loadflow.worker.lock.LoadLock;
-import dev.loadflow.worker.lock.PgLoadLock;
+import dev.loadflow.worker.lock.PgLeaseLock;
 import dev.loadflow.worker.policy.SopConfig;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
@@ -87,14 +87,16 @@ public class WorkerProducers {
                 .flatMap(Optional::stream).reduce((a, b) -> a + "\n" + b).orElse(null), new AgentMetrics(registry, sop.clients().keySet()));
     }
 
-    /** The advisory lock per load: {@code loadflow.worker.load-lock.enabled}, on by default with the LLM policy. */
+    /**
+     * The lock per load: {@code loadflow.worker.load-lock.enabled}, on by default with the LLM
+     * policy. A lease row per load, holding no connection while a run waits for its model; the
+     * lease outlasts the run's deadline, so only a holder that died leaves one to end by itself.
+     */
     @Produces
     @Singleton
-    LoadLock loadLock(WorkerConfig config, PolicyConfig policy, Pool pool,
-                      @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int poolSize) {
-        // each holder keeps a connection for its run and needs another for its work: at most half the pool
+    LoadLock loadLock(WorkerConfig config, PolicyConfig policy, Pool pool, Clock clock) {
         return config.loadLock().enabled().orElse(policy.kind() == PolicyConfig.Kind.LLM)
-                ? new PgLoadLock(pool, Math.max(1, poolSize / 2)) : LoadLock.NONE;
+                ? new PgLeaseLock(pool, clock, config.runDeadline().plusSeconds(30)) : LoadLock.NONE;
     }
 
     @Produces

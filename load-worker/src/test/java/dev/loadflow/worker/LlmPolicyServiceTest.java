@@ -4,7 +4,7 @@ import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.worker.agent.AgentPolicy;
 import dev.loadflow.worker.lock.LoadLock;
-import dev.loadflow.worker.lock.PgLoadLock;
+import dev.loadflow.worker.lock.PgLeaseLock;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -56,6 +56,6 @@ class LlmPolicyServiceTest {
         ChatModelResource.server.verify(2, postRequestedFor(urlEqualTo("/v1/chat/completions"))
                 .withHeader("Authorization", equalTo("Bearer test-api-key")));
         assertThat(policy).isInstanceOf(AgentPolicy.class);
-        assertThat(lock).as("on by default with the model").isInstanceOf(PgLoadLock.class);
+        assertThat(lock).as("on by default with the model").isInstanceOf(PgLeaseLock.class);
     }
 }

@@ -6,7 +6,7 @@ import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.worker.lock.LoadLock;
-import dev.loadflow.worker.lock.PgLoadLock;
+import dev.loadflow.worker.lock.PgLeaseLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The optional advisory lock: a run that finds the load locked skips the policy call entirely. */
+/** The optional lock per load (a lease row): a run that finds the load locked skips the policy call entirely. */
 @QuarkusTest
 @WithTestResource(PostgresTestResource.class)
 class LoadLockTest {
@@ -51,7 +51,7 @@ class LoadLockTest {
             policyCalls.incrementAndGet();
             return policy.decide(event, state, now);
         };
-        PgLoadLock lock = new PgLoadLock(pool);
+        PgLeaseLock lock = new PgLeaseLock(pool, clock, java.time.Duration.ofMinutes(3));
         LoadRun run = new LoadRun(events, counting, clock, lock, 5, metrics);
         Instant t = Instant.parse("2026-11-30T07:00:00Z");
         InboundEvent assigned = new InboundEvent("assign_1", load, t, t, "c-1", null,
@@ -72,25 +72,47 @@ class LoadLockTest {
         }
     }
 
+    /** A holder that died never releases its lease: the lease ends by itself, and the load goes on. */
     @Test
-    void aBatchOfManyLoadsUnderTheLockRunsSideBySideWithoutTakingEveryConnection() throws Exception {
+    void aLeaseWhoseHolderDiedEndsByItself() {
+        String load = newLoadId();
+        dev.loadflow.model.time.FakeClock fake = dev.loadflow.model.time.FakeClock.at(Instant.parse("2026-12-01T07:00:00Z"));
+        PgLeaseLock lock = new PgLeaseLock(pool, fake, java.time.Duration.ofMinutes(3));
+
+        assertThat(lock.tryLock(load)).as("taken by a run whose worker then dies").isPresent();
+        fake.advance(java.time.Duration.ofMinutes(2));
+        assertThat(lock.tryLock(load)).as("its lease still holds").isEmpty();
+        fake.advance(java.time.Duration.ofMinutes(1));
+        assertThat(lock.tryLock(load)).as("its lease ended").isPresent();
+    }
+
+    /**
+     * A model's answer takes a while; under the lock, a batch's loads wait for it side by side:
+     * a lease holds no connection, so sixteen loads wait at once on a pool of four.
+     */
+    @Test
+    void aBatchOfManyLoadsUnderTheLockWaitsForItsModelSideBySideOnASmallPool() throws Exception {
         io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
         Pool small = PostgresTestResource.current().pool(vertx, 4);
         try {
             EventStore store = new dev.loadflow.store.eventlog.PgEventStore(small, clock, new dev.loadflow.store.pg.PgWakeups(small));
             java.util.concurrent.atomic.AtomicInteger inPolicy = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.CountDownLatch allWaiting = new java.util.concurrent.CountDownLatch(16);
             DecisionPolicy slow = (event, state, now) -> {
                 most.accumulateAndGet(inPolicy.incrementAndGet(), Math::max);
+                allWaiting.countDown();
                 try {
-                    Thread.sleep(100); // a model's answer takes a while; the lock's connection stays held meanwhile
+                    // the model answers once every load is waiting for it (or after 10 s)
+                    allWaiting.await(10, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
                 inPolicy.decrementAndGet();
                 return policy.decide(event, state, now);
             };
-            LoadRun run = new LoadRun(store, slow, clock, new PgLoadLock(small, 2), 5, metrics);
+            LoadRun run = new LoadRun(store, slow, clock, new PgLeaseLock(small, clock, java.time.Duration.ofMinutes(3)), 5,
+                    metrics);
             Instant t = Instant.parse("2026-11-30T07:00:00Z");
             java.util.List<InboundEvent> batch = new java.util.ArrayList<>();
             for (int i = 0; i < 16; i++) {
@@ -102,7 +124,7 @@ class LoadLockTest {
                     .get(60, java.util.concurrent.TimeUnit.SECONDS);
 
             assertThat(outcomes).extracting(o -> o.result()).containsOnly(RunResult.DECIDED);
-            assertThat(most.get()).as("two loads at a time: as many as the lock lets hold a connection").isEqualTo(2);
+            assertThat(most.get()).as("every load waiting for the model at once, on four connections").isEqualTo(16);
         } finally {
             small.close();
             vertx.close();
