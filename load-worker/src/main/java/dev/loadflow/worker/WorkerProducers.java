@@ -1,5 +1,6 @@
 package dev.loadflow.worker;
 
+import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.SopPolicy;
@@ -80,8 +81,8 @@ public class WorkerProducers {
                     + "loadflow.worker.run-deadline (" + worker.runDeadline() + "): an answer and its retry must fit in a run, "
                     + "with time left for the SOP's fallback");
         }
-        OpenAiChatModel chat = OpenAiChatModel.builder().baseUrl(baseUrl).apiKey(llm.apiKey().orElse("none"))
-                .modelName(model).timeout(llm.timeout()).maxRetries(0).temperature(0.0).build();
+        ChatModel chat = AgentPolicy.bounded(OpenAiChatModel.builder().baseUrl(baseUrl).apiKey(llm.apiKey().orElse("none"))
+                .modelName(model).timeout(llm.timeout()).maxRetries(0).temperature(0.0).build(), llm.maxConcurrency());
         return new AgentPolicy(chat, model, sop::rulesFor, client -> Stream.of(llm.instructions(),
                         Optional.ofNullable(client).map(llm.clients()::get).flatMap(PolicyConfig.Llm.Client::instructions))
                 .flatMap(Optional::stream).reduce((a, b) -> a + "\n" + b).orElse(null), new AgentMetrics(registry, sop.clients().keySet()));

@@ -62,6 +62,11 @@ public final class AgentPolicy implements DecisionPolicy {
         this.metrics = metrics;
     }
 
+    /** {@code model} with at most {@code maxConcurrency} calls in flight from this worker. */
+    public static ChatModel bounded(ChatModel model, int maxConcurrency) {
+        return new BoundedChatModel(model, maxConcurrency);
+    }
+
     @Override
     public Decision decide(InboundEvent event, LoadState state, Instant now) {
         if (event.payload() instanceof EventPayload.InboundSms sms && SopPolicy.fromStranger(sms, state)) {

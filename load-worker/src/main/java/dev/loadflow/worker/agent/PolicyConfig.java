@@ -34,6 +34,14 @@ public interface PolicyConfig {
         @WithDefault("PT20S")
         Duration timeout();
 
+        /**
+         * Model calls in flight at once from one worker: the provider's concurrency (or its
+         * requests per second times the model's latency) divided by the workers. Runs beyond it
+         * wait their turn; their loads wait with them, others go on.
+         */
+        @WithDefault("64")
+        int maxConcurrency();
+
         /** Words added to every client's SOP in the prompt. */
         Optional<String> instructions();
 
