@@ -251,7 +251,7 @@ class DispatchTest {
 
     /**
      * Slack's incoming webhooks keep no idempotency key (the test's Slack channel says
-     * {@code dedupes=false}, with a 1 s timeout): a post whose answer is lost is never sent again
+     * {@code dedupes=false}): a post whose answer is lost is never sent again
      * blind. It is parked as ambiguous, on-call is paged, and an operator resolves it: marked
      * delivered (its delivered outcome reaches the load) or sent again. Both audited.
      */
@@ -264,8 +264,9 @@ class DispatchTest {
         String seenId = OutboxMessage.of(load, seen, now, "c", "e").outboxId();
         String lostId = OutboxMessage.of(load, lost, now, "c", "e").outboxId();
         for (String id : List.of(seenId, lostId)) {
+            // the post is taken, and the connection reset before its answer
             wiremock.stubFor(post(urlEqualTo("/slack")).withHeader("Idempotency-Key", equalTo(id))
-                    .willReturn(aResponse().withStatus(200).withBody("ok").withFixedDelay(2_500)));
+                    .willReturn(aResponse().withFault(com.github.tomakehurst.wiremock.http.Fault.CONNECTION_RESET_BY_PEER)));
         }
         Staging.decide(events, load, List.of(seen, lost), now);
 

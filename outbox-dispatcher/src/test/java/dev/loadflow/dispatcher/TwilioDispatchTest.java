@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
 import dev.loadflow.dispatcher.send.TestChannelsConfig;
 import dev.loadflow.model.action.Action;
@@ -43,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A driver's SMS through Twilio, whose API keeps no idempotency key, when Twilio's answer is lost
- * (it answers after the channel's timeout): the dispatcher never sends blind a second time. Its
+ * (the connection reset after the request was written): the dispatcher never sends blind a second time. Its
  * next attempt looks for the message in Twilio's list first: found, the row is delivered with
  * its {@code sid}; not there, it is sent again; when Twilio cannot say, the row waits, and once
  * the retry budget is spent it is left to an operator as ambiguous, with on-call paged.
@@ -110,10 +111,9 @@ class TwilioDispatchTest {
         }
     }
 
-    /** The first attempt: Twilio creates the message but its answer comes after the channel's timeout. */
+    /** The first attempt: Twilio takes the request, and the connection is reset before its answer. */
     private String firstAttemptLosesItsAnswer(String load) throws InterruptedException {
-        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201).withFixedDelay(1_500)
-                .withBody("{\"sid\": \"SM" + "1".repeat(32) + "\", \"status\": \"queued\"}")));
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
         String id = askDriver(load);
         dispatchDue();
         OutboxRow unsure = outbox.find(id).orElseThrow();

@@ -36,7 +36,6 @@ public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
                 "loadflow.channels.slack.url", base + "/slack",
                 // as a Slack incoming webhook: no idempotency key kept, so a lost answer is left to an operator
                 "loadflow.channels.slack.dedupes", "false",
-                "loadflow.channels.slack.timeout", "PT1S",
                 "loadflow.channels.stage-webhooks.clients.client-b.secret", CLIENT_B_SECRET,
                 "loadflow.admin.token", ADMIN_TOKEN);
     }

@@ -108,9 +108,17 @@ class SlackWebApiTest {
             assertThat(busy.retryAfter()).contains(Duration.ofSeconds(30));
         });
 
-        slack.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200).withFixedDelay(1_500)
-                .withBody("{\"ok\": true, \"channel\": \"C0HERO\", \"ts\": \"1\"}")));
-        assertThat(api(Duration.ofMillis(300)).post(POST)).isInstanceOf(SendResult.Unknown.class);
+        // an answer that comes too late, from a server of its own: its late write reaches no other test's request
+        WireMockServer late = new WireMockServer(options().dynamicPort());
+        late.start();
+        try {
+            late.stubFor(post(urlEqualTo("/api/chat.postMessage")).willReturn(aResponse().withStatus(200).withFixedDelay(1_500)
+                    .withBody("{\"ok\": true, \"channel\": \"C0HERO\", \"ts\": \"1\"}")));
+            assertThat(new SlackWebApi(URI.create(late.baseUrl() + "/api"), "xoxb-test-token", Duration.ofMillis(300),
+                    new VertxHttpTransport(vertx, 4), Clock.systemUTC()).post(POST)).isInstanceOf(SendResult.Unknown.class);
+        } finally {
+            late.stop();
+        }
     }
 
     /**
@@ -139,9 +147,20 @@ class SlackWebApiTest {
                 "{\"text\": \"Driver on load 481207: &lt;!channel&gt; ETA 9:30 &amp; &lt;https://x.example|click&gt;\"}")));
         slack.verify(1, postRequestedFor(urlEqualTo("/api/chat.postMessage")));
 
-        slack.stubFor(post(urlEqualTo("/services/T0/B0/client-b")).willReturn(aResponse().withStatus(200).withBody("ok")
-                .withFixedDelay(1_500)));
-        assertThat(clients.slack("load-3/driver_reply:sms_0712/1/post_hero_slack", POST)).isInstanceOf(SendResult.Unknown.class);
+        WireMockServer late = new WireMockServer(options().dynamicPort());
+        late.start();
+        try {
+            late.stubFor(post(urlEqualTo("/services/T0/B0/client-b")).willReturn(aResponse().withStatus(200).withBody("ok")
+                    .withFixedDelay(1_500)));
+            ChannelClients lateWebhook = new ChannelClients(TestChannelsConfig.of(
+                    TestChannelsConfig.endpoint(Optional.empty(), "none", null, null),
+                    TestChannelsConfig.slackApi(URI.create(slack.baseUrl() + "/api"), "xoxb-test-token", Duration.ofMillis(500),
+                            Map.of("hero-client-b", URI.create(late.baseUrl() + "/services/T0/B0/client-b")))),
+                    new VertxHttpTransport(vertx, 4), Clock.systemUTC());
+            assertThat(lateWebhook.slack("load-3/driver_reply:sms_0712/1/post_hero_slack", POST)).isInstanceOf(SendResult.Unknown.class);
+        } finally {
+            late.stop();
+        }
     }
 
     @Test

@@ -150,11 +150,18 @@ class TwilioSmsTest {
     /** The request was written and no answer came: Twilio may have created the message, so it is not simply sent again. */
     @Test
     void aLostAnswerIsUnknownAndAConnectionNeverMadeIsRetryable() {
-        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201).withFixedDelay(1_500)
-                .withBody(message("SM" + "3".repeat(32), ASK.text(), T0))));
-
-        assertThat(sms(Optional.of("+15557770000"), Optional.empty(), Duration.ofMillis(300)).send(ASK))
-                .isInstanceOf(SendResult.Unknown.class);
+        // an answer that comes too late, from a server of its own: its late write reaches no other test's request
+        WireMockServer late = new WireMockServer(options().dynamicPort());
+        late.start();
+        try {
+            late.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201).withFixedDelay(1_500)
+                    .withBody(message("SM" + "3".repeat(32), ASK.text(), T0))));
+            assertThat(new TwilioSms(new TwilioSms.Account(URI.create(late.baseUrl()), ACCOUNT, TOKEN, Optional.of("+15557770000"),
+                    Optional.empty(), Optional.empty(), Duration.ofMillis(300)), new VertxHttpTransport(vertx, 4), clock).send(ASK))
+                    .isInstanceOf(SendResult.Unknown.class);
+        } finally {
+            late.stop();
+        }
         TwilioSms nowhere = new TwilioSms(new TwilioSms.Account(URI.create("http://127.0.0.1:1"), ACCOUNT, TOKEN,
                 Optional.of("+15557770000"), Optional.empty(), Optional.empty(), Duration.ofSeconds(2)),
                 new VertxHttpTransport(vertx, 4), clock);
