@@ -52,8 +52,10 @@ public class LateDatabase implements QuarkusTestResourceLifecycleManager {
     /** Starts the database, on its data of an earlier start if there was one. */
     public static synchronized void up() {
         try {
+            // a busy machine can take longer than the library's 10 s to start a server: give it a minute
             server = EmbeddedPostgres.builder().setPort(port).setDataDirectory(dataDirectory)
-                    .setCleanDataDirectory(false).setServerConfig("fsync", "off").start();
+                    .setCleanDataDirectory(false).setServerConfig("fsync", "off")
+                    .setPGStartupWait(java.time.Duration.ofMinutes(1)).start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -67,6 +67,8 @@ public final class PostgresServer {
                     .setServerConfig("synchronous_commit", "off")
                     .setServerConfig("full_page_writes", "off")
                     .setServerConfig("max_connections", "300")
+                    // a busy machine can take longer than the library's 10 s to start a server
+                    .setPGStartupWait(java.time.Duration.ofMinutes(1))
                     .start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
