@@ -342,6 +342,47 @@ class OpsConsoleTest {
                 .withRequestBody(equalToJson("{\"as\": \"delivered\", \"reason\": \"SM3f in Twilio's log\"}")));
     }
 
+    /**
+     * A dead row nobody handled offers an operator "acknowledge" (a viewer only sees it waits);
+     * the acknowledgement goes to the dispatcher with the operator's credential and a reason, and
+     * an acknowledged row says since when.
+     */
+    @Test
+    void aDeadRowWaitsForAnOperatorWhoAcknowledgesItWithAReason() {
+        String load = storyLoad();
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 1, last_failure = 'permanent: 400'
+                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(T0))));
+        String acknowledgePath = "/admin/outbox/" + sms.replace("/", "%2F") + "/acknowledge";
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo(acknowledgePath))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"target\": \"" + sms + "\", \"acknowledged\": true, \"auditId\": 22}")));
+        String operator = TestCallers.operator();
+
+        assertThat(page(TestCallers.viewer(), "/dead?loadId=" + load).body().asString())
+                .contains("waiting for an operator").doesNotContain(">Acknowledge<");
+        assertThat(page(operator, "/dead?loadId=" + load).body().asString()).contains(">Acknowledge<");
+
+        Csrf csrf = Csrf.of(operator, "/dead?loadId=" + load);
+        var noReason = csrf.post(operator).formParam("outboxId", sms).formParam("reason", "")
+                .post("/dead/acknowledge").then().extract();
+        var acknowledged = csrf.post(operator).formParam("outboxId", sms).formParam("reason", "desk called the driver")
+                .post("/dead/acknowledge").then().extract();
+
+        assertThat(noReason.statusCode()).isEqualTo(400);
+        assertThat(acknowledged.statusCode()).isEqualTo(303);
+        assertThat(acknowledged.header("Location")).endsWith("/dead?done=acknowledged");
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlPathEqualTo(acknowledgePath))
+                .withHeader("Authorization", equalTo("Bearer " + operator))
+                .withRequestBody(equalToJson("{\"reason\": \"desk called the driver\"}")));
+
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("UPDATE outbox SET acknowledged_at = $2 WHERE outbox_id = $1")
+                .execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(T0.plusSeconds(60)))));
+        assertThat(page(operator, "/dead?loadId=" + load).body().asString())
+                .contains("acknowledged " + T0.plusSeconds(60)).doesNotContain(">Acknowledge<");
+    }
+
     @Test
     void aReplayShowsTheDryRunCountBeforeTheOperatorConfirms() {
         String operator = TestCallers.operator();

@@ -19,6 +19,7 @@ import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.retention.PgRetention;
 import dev.loadflow.store.timer.TimerStatus;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.test.common.WithTestResource;
@@ -62,6 +63,7 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.notNullValue;
 
 /** The dispatcher against real PostgreSQL and a real HTTP server standing in for each channel. */
 @QuarkusTest
@@ -83,6 +85,9 @@ class DispatchTest {
 
     @Inject
     Clock clock;
+
+    @Inject
+    PgRetention retention;
 
     private final WireMockServer wiremock = WireMockChannels.server();
 
@@ -207,6 +212,70 @@ class DispatchTest {
                 .then().statusCode(200).body("alerts.outboxId", hasItem(task)).body("alerts.kind", hasItem("action_dead"));
         String metrics = management().get("/q/metrics").then().extract().asString();
         assertThat(metrics).containsPattern("loadflow_ops_alerts_total\\{kind=\"action_dead\"\\} [1-9]");
+    }
+
+    /**
+     * A dead row and its alert stay until an operator acknowledged them, however old; once
+     * acknowledged (audited, with a reason) and the period has passed since, retention writes
+     * them to the export directory and deletes them.
+     */
+    @Test
+    void aDeadRowAndItsAlertStayUntilAcknowledgedAndAreExportedBeforeRetentionDeletesThem() throws Exception {
+        String load = newLoadId();
+        String task = load + "/" + Staging.ASK + "/3/create_hero_task";
+        wiremock.stubFor(post(urlEqualTo("/hero/tasks")).withHeader("Idempotency-Key", equalTo(task))
+                .willReturn(aResponse().withStatus(422).withBody("title too long")));
+        Staging.heroTask(events, load, clock.instant());
+        awaitStatus(outbox, task, OutboxStatus.DEAD);
+        long alert = count(pool, "SELECT id AS count FROM ops_alert WHERE outbox_id = $1", task);
+        Instant muchLater = clock.instant().plus(Duration.ofDays(400));
+
+        retention.pruneDeadOutbox(muchLater, 500);
+        retention.pruneAlerts(muchLater, 500);
+        assertThat(outbox.find(task)).as("nobody handled it: kept however old").isPresent();
+        assertThat(count(pool, "SELECT count(*) FROM ops_alert WHERE outbox_id = $1", task)).isOne();
+
+        String encoded = encoded(task);
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.viewer()).contentType("application/json")
+                .body(Map.of("reason", "x")).post("/admin/outbox/" + encoded + "/acknowledge").then().statusCode(403);
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("reason", " ")).post("/admin/outbox/" + encoded + "/acknowledge").then().statusCode(400)
+                .contentType("application/problem+json").body("field", is("reason"));
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("reason", "desk called the driver by hand")).post("/admin/outbox/" + encoded + "/acknowledge")
+                .then().statusCode(200).body("acknowledged", is(true));
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("reason", "again")).post("/admin/outbox/" + encoded + "/acknowledge").then().statusCode(409);
+        given().auth().oauth2(TestCallers.operator()).contentType("application/json").body(Map.of("reason", "again"))
+                .post("/admin/alerts/" + alert + "/acknowledge").then().statusCode(409)
+                .body("detail", is("no alert " + alert + " waiting for an acknowledgement"));
+        given().auth().oauth2(TestCallers.viewer()).queryParam("loadId", load).get("/admin/outbox/dead")
+                .then().statusCode(200).body("rows[0].status", is("dead")).body("rows[0].acknowledgedAt", notNullValue());
+        JsonPath trail = given().auth().oauth2(TestCallers.viewer()).queryParam("size", 500).get("/admin/audit")
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(trail.getString("entries.find { it.target == '" + task + "' }.action")).isEqualTo("outbox.acknowledge");
+        assertThat(trail.getString("entries.find { it.target == '" + task + "' }.params.reason"))
+                .isEqualTo("desk called the driver by hand");
+        assertThat(trail.getInt("entries.find { it.target == '" + task + "' }.result.alerts")).isOne();
+
+        retention.pruneDeadOutbox(clock.instant().minus(Duration.ofMinutes(1)), 500);
+        assertThat(outbox.find(task)).as("acknowledged after the cutoff (the period not yet passed since)").isPresent();
+        retention.pruneDeadOutbox(muchLater, 500);
+        retention.pruneAlerts(muchLater, 500);
+        assertThat(outbox.find(task)).isEmpty();
+        assertThat(count(pool, "SELECT count(*) FROM ops_alert WHERE outbox_id = $1", task)).isZero();
+
+        String exported;
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("target/retention-export"))) {
+            StringBuilder all = new StringBuilder();
+            for (java.nio.file.Path file : files.toList()) {
+                all.append(java.nio.file.Files.readString(file));
+            }
+            exported = all.toString();
+        }
+        assertThat(exported.lines().filter(line -> line.contains("\"outbox_id\": \"" + task + "\"")))
+                .as("the row with its failures, and its alert").hasSize(2)
+                .anySatisfy(line -> assertThat(line).contains("\"failures\": [{").contains("title too long"));
     }
 
     @Test
@@ -415,6 +484,7 @@ class DispatchTest {
             source   | POST | /admin/outbox/no-such-row/replay   | 403
             viewer   | POST | /admin/outbox/no-such-row/replay   | 403
             operator | POST | /admin/outbox/no-such-row/replay   | 404
+            viewer   | POST | /admin/alerts/1/acknowledge        | 403
             nobody   | POST | /admin/outbox/replay                        | 401
             viewer   | POST | /admin/outbox/replay?loadId=none-1&limit=5 | 403
             operator | POST | /admin/outbox/replay?loadId=none-1&limit=5 | 200

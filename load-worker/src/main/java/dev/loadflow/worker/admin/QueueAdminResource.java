@@ -1,5 +1,8 @@
 package dev.loadflow.worker.admin;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.loadflow.model.json.InvalidJsonException;
+import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -9,6 +12,7 @@ import dev.loadflow.store.queue.ParkedMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -22,14 +26,18 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Poison messages of the load queue, for operators (viewers read, operators change): list them,
- * and re-drive one once its cause is fixed. Works on the PostgreSQL queue and on SQS FIFO.
+ * re-drive one once its cause is fixed, or acknowledge one handled another way (retention
+ * deletes only acknowledged messages). Works on the PostgreSQL queue and on SQS FIFO.
  */
 @Path("/admin/queue/dead")
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueAdminResource {
+
+    private static final int MAX_REASON = 500;
 
     private final LoadQueue queue;
     private final Audits audits;
@@ -67,13 +75,55 @@ public class QueueAdminResource {
         return Response.ok(new Redriven(loadId, messageId, true, auditId.get())).build();
     }
 
+    @POST
+    @RolesAllowed(Roles.OPERATOR)
+    @Path("/acknowledge")
+    @Consumes(MediaType.WILDCARD)
+    @RunOnVirtualThread
+    public Response acknowledge(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId,
+                                String body) {
+        if (loadId == null || messageId == null) {
+            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).response();
+        }
+        String reason;
+        try {
+            reason = JsonReader.parse(body).allowOnly(Set.of("reason")).text("reason").strip();
+        } catch (InvalidJsonException e) {
+            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    e.getMessage() + " (expected {\"reason\": \"...\"})", e.field()).response();
+        }
+        if (reason.isEmpty() || reason.length() > MAX_REASON) {
+            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    "reason is required: what was done instead of a redrive, 1 to " + MAX_REASON + " characters",
+                    "reason").response();
+        }
+        AuditRecord audit = audits.of("queue.acknowledge", loadId + "/" + messageId, Map.of("reason", reason));
+        Optional<Long> auditId;
+        try {
+            auditId = queue.acknowledgeParked(loadId, messageId, audit);
+        } catch (UnsupportedOperationException e) {
+            return Problem.of(Response.Status.CONFLICT, "Conflict", e.getMessage(), null).response();
+        }
+        if (auditId.isEmpty()) {
+            return Problem.of(Response.Status.CONFLICT, "Conflict",
+                    "no parked message " + messageId + " of load " + loadId + " waiting for an acknowledgement", null)
+                    .response();
+        }
+        audits.logged(audit, auditId.get(), "acknowledged");
+        return Response.ok(new Acknowledged(loadId, messageId, true, auditId.get())).build();
+    }
+
     @RegisterForReflection
     record ParkedView(String loadId, String messageId, String reason, int receiveCount, Instant enqueuedAt,
-                      Instant parkedAt, String body) {
+                      Instant parkedAt, @JsonInclude(JsonInclude.Include.NON_NULL) Instant acknowledgedAt, String body) {
         static ParkedView of(ParkedMessage p) {
             return new ParkedView(p.loadId(), p.messageId(), p.reason(), p.receiveCount(), p.enqueuedAt(), p.parkedAt(),
-                    p.body());
+                    p.acknowledgedAt(), p.body());
         }
+    }
+
+    @RegisterForReflection
+    record Acknowledged(String loadId, String messageId, boolean acknowledged, long auditId) {
     }
 
     @RegisterForReflection

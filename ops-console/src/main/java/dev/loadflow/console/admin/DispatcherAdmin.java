@@ -31,4 +31,11 @@ public interface DispatcherAdmin {
     @Consumes(MediaType.APPLICATION_JSON)
     Response resolve(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("outboxId") String outboxId,
                      Map<String, String> resolution);
+
+    /** Acknowledges a dead row handled another way: {@code {"reason": …}}. */
+    @POST
+    @Path("/{outboxId}/acknowledge")
+    @Consumes(MediaType.APPLICATION_JSON)
+    Response acknowledge(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("outboxId") String outboxId,
+                         Map<String, String> acknowledgement);
 }

@@ -113,6 +113,22 @@ public class ConsoleActions {
                 .build()).build();
     }
 
+    /** A dead row handled another way: acknowledged with a reason, so retention may delete it a period later. */
+    @POST
+    @Path("/dead/acknowledge")
+    public Response acknowledge(@FormParam("outboxId") String outboxId, @FormParam("reason") String reason) {
+        if (outboxId == null || outboxId.isBlank()) {
+            throw ConsoleProblem.badRequest("No outbox row", "Say which dead row is acknowledged.");
+        }
+        if (reason == null || reason.isBlank()) {
+            throw ConsoleProblem.badRequest("An acknowledgement needs a reason",
+                    "Say what was done instead of a replay: the reason is kept in the audit trail.");
+        }
+        answered("outbox-dispatcher", () -> dispatcher.acknowledge(caller.authorization(), outboxId,
+                Map.of("reason", reason.trim())));
+        return Response.seeOther(UriBuilder.fromPath("/dead").queryParam("done", "acknowledged").build()).build();
+    }
+
     /** The dispatcher's replay of the rows {@code filter} matches (stale rows left dead), or its dry run. */
     private JsonNode replay(Views.DeadFilter filter, Integer limit, boolean dryRun) {
         return answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),

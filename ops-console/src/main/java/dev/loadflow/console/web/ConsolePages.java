@@ -116,7 +116,11 @@ public class ConsolePages {
                 instant("until", filter.until()), page * size, size + 1));
         return Pages.dead(caller, filter, rows.stream().limit(size).map(r -> Views.Dead.of(r, caller.masked())).toList(),
                 new Views.Paging(page, rows.size() > size, "/dead", filter.query()),
-                "replayed".equals(done) ? "Replayed " + count + " dead row(s)." : null, replayMax);
+                switch (done == null ? "" : done) {
+                    case "replayed" -> "Replayed " + count + " dead row(s).";
+                    case "acknowledged" -> "Acknowledged: the row stays listed, and retention deletes it a period from now.";
+                    default -> null;
+                }, replayMax);
     }
 
     /** Sends that may or may not have reached a provider without idempotency: an operator looks, then resolves each. */

@@ -25,11 +25,11 @@ public final class Views {
     }
 
     public record Dead(String outboxId, String loadId, String actionType, String channel, int attempts, String lastFailure,
-                String deadAt, String payload) {
+                String deadAt, String acknowledgedAt, String payload) {
         static Dead of(OutboxRow row, boolean masked) {
             UnaryOperator<String> mask = mask(masked);
             return new Dead(row.outboxId(), row.loadId(), row.actionType(), row.channel().wire(), row.attempts(),
-                    mask.apply(row.lastFailure()), text(row.deadAt()), mask.apply(row.payload()));
+                    mask.apply(row.lastFailure()), text(row.deadAt()), text(row.acknowledgedAt()), mask.apply(row.payload()));
         }
     }
 

@@ -24,13 +24,14 @@ final class AdminAnswers {
                    Instant availableAt, Instant firstAttemptAt, String lastFailure, String receipt,
                    Instant dispatchedAt, Instant deadAt, String correlationId, String causationId, Instant createdAt,
                    @JsonInclude(JsonInclude.Include.NON_NULL) Instant unsureSince,
+                   @JsonInclude(JsonInclude.Include.NON_NULL) Instant acknowledgedAt,
                    JsonNode payload, @JsonInclude(JsonInclude.Include.NON_NULL) List<FailureView> failures) {
 
         static RowView of(OutboxRow r, List<OutboxFailure> failures) {
             return new RowView(r.outboxId(), r.loadId(), r.actionType(), r.channel().wire(), r.status().wire(),
                     r.attempts(), r.availableAt(), r.firstAttemptAt(), r.lastFailure(), r.receipt(), r.dispatchedAt(),
                     r.deadAt(), r.correlationId(), r.causationId(), r.createdAt(), r.unsureSince(),
-                    JsonReader.parse(r.payload()).node(),
+                    r.acknowledgedAt(), JsonReader.parse(r.payload()).node(),
                     failures == null ? null : failures.stream().map(FailureView::of).toList());
         }
     }
@@ -63,6 +64,15 @@ final class AdminAnswers {
     record Resolved(String outboxId, String as, long auditId) {
     }
 
+    /** An operator's acknowledgement: what was done about it instead of a replay. */
+    @RegisterForReflection
+    public record Acknowledge(String reason) {
+    }
+
+    @RegisterForReflection
+    record Acknowledged(String target, boolean acknowledged, long auditId) {
+    }
+
     @RegisterForReflection
     record Replayed(String outboxId, int replayed, long auditId) {
     }
@@ -92,9 +102,10 @@ final class AdminAnswers {
 
     @RegisterForReflection
     record AlertView(long id, String loadId, String outboxId, String actionType, String kind, String message,
-                     Instant raisedAt) {
+                     Instant raisedAt, Instant acknowledgedAt) {
         static AlertView of(OpsAlert a) {
-            return new AlertView(a.id(), a.loadId(), a.outboxId(), a.actionType(), a.kind(), a.message(), a.raisedAt());
+            return new AlertView(a.id(), a.loadId(), a.outboxId(), a.actionType(), a.kind(), a.message(), a.raisedAt(),
+                    a.acknowledgedAt());
         }
     }
 

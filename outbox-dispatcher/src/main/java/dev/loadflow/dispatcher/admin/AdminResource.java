@@ -180,6 +180,28 @@ public class AdminResource {
 
     @POST
     @RolesAllowed(Roles.OPERATOR)
+    @Path("/outbox/{outboxId: .+}/acknowledge")
+    @RunOnVirtualThread
+    @Operation(summary = "Mark a dead row handled without sending it (and its alerts): it stays listed, and retention "
+            + "deletes it once loadflow.retention.dead has passed since; audited")
+    public Response acknowledge(@PathParam("outboxId") String outboxId, AdminAnswers.Acknowledge body) {
+        if (invalidReason(body)) {
+            return invalid("reason", "reason is required: what was done instead of a replay, 1 to " + MAX_REASON + " characters");
+        }
+        AuditRecord audit = audits.of("outbox.acknowledge", outboxId, Map.of("reason", body.reason()));
+        Optional<Long> auditId = outbox.acknowledge(outboxId, clock.instant(), audit);
+        if (auditId.isPresent()) {
+            audits.logged(audit, auditId.get(), "acknowledged");
+            return Response.ok(new AdminAnswers.Acknowledged(outboxId, true, auditId.get())).build();
+        }
+        return outbox.find(outboxId)
+                .map(r -> problem(Response.Status.CONFLICT, "outbox row " + outboxId + (r.status() == OutboxStatus.DEAD
+                        ? " was acknowledged already" : " is " + r.status().wire() + ", not dead")))
+                .orElseGet(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
+    }
+
+    @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/outbox/replay")
     @RunOnVirtualThread
     @Operation(summary = "Requeue parked rows that match the filters: at most limit, stale rows left dead unless force; "
@@ -238,6 +260,28 @@ public class AdminResource {
         Instant from = since(since);
         return Response.ok(new AdminAnswers.AlertPage(page, size,
                 alerts.list(from, page * size, size).stream().map(AdminAnswers.AlertView::of).toList())).build();
+    }
+
+    @POST
+    @RolesAllowed(Roles.OPERATOR)
+    @Path("/alerts/{id}/acknowledge")
+    @RunOnVirtualThread
+    @Operation(summary = "Mark an alert handled: retention deletes it once loadflow.retention.dead has passed since; audited")
+    public Response acknowledgeAlert(@PathParam("id") long id, AdminAnswers.Acknowledge body) {
+        if (invalidReason(body)) {
+            return invalid("reason", "reason is required: what was done about the alert, 1 to " + MAX_REASON + " characters");
+        }
+        AuditRecord audit = audits.of("alert.acknowledge", Long.toString(id), Map.of("reason", body.reason()));
+        Optional<Long> auditId = alerts.acknowledge(id, clock.instant(), audit);
+        if (auditId.isEmpty()) {
+            return problem(Response.Status.CONFLICT, "no alert " + id + " waiting for an acknowledgement");
+        }
+        audits.logged(audit, auditId.get(), "acknowledged");
+        return Response.ok(new AdminAnswers.Acknowledged(Long.toString(id), true, auditId.get())).build();
+    }
+
+    private static boolean invalidReason(AdminAnswers.Acknowledge body) {
+        return body == null || body.reason() == null || body.reason().isBlank() || body.reason().length() > MAX_REASON;
     }
 
     @GET

@@ -305,7 +305,7 @@ public final class SqsFifoLoadQueue implements LoadQueue {
             parked.add(new ParkedMessage(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID),
                     attribute(m, MESSAGE_ID), m.body(), Instant.parse(attribute(m, ENQUEUED_AT)),
                     Integer.parseInt(attribute(m, RECEIVE_COUNT)), Instant.parse(attribute(m, PARKED_AT)),
-                    attribute(m, REASON)));
+                    attribute(m, REASON), null));
         }
         parked.sort((a, b) -> b.parkedAt().compareTo(a.parkedAt()));
         return parked;

@@ -45,6 +45,14 @@ public interface RetentionConfig {
      */
     Optional<Set<RetentionJob.Part>> parts();
 
+    /**
+     * A directory (a volume that outlives the pod) where what retention deletes from
+     * {@code outbox} (dead rows, with their failures), {@code ops_alert} and
+     * {@code load_queue_dead} is written first, as NDJSON ({@link NdjsonExport}); unset, those
+     * rows are deleted without a copy.
+     */
+    Optional<String> exportDir();
+
     /** Rows looked at (log) or deleted per statement: each batch is one short transaction. */
     @WithDefault("500")
     int batchSize();

@@ -1,5 +1,7 @@
 package dev.loadflow.service.store;
 
+import dev.loadflow.service.retention.NdjsonExport;
+import dev.loadflow.service.retention.RetentionConfig;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
@@ -20,6 +22,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -42,8 +45,16 @@ public class StoreProducers {
     /** What retention runs; each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}). */
     @Produces
     @Singleton
-    PgRetention retention(Pool pool) {
-        return new PgRetention(pool);
+    PgRetention retention(Pool pool, RetentionConfig config, Clock clock) {
+        return new PgRetention(pool, config.exportDir()
+                .<PgRetention.Export>map(dir -> new NdjsonExport(Path.of(dir), instance(), clock))
+                .orElse(PgRetention.Export.NONE));
+    }
+
+    /** This process among others on a shared volume: the pod's name on Kubernetes, else the process id. */
+    private static String instance() {
+        String host = System.getenv("HOSTNAME");
+        return host == null || host.isBlank() ? "pid" + ProcessHandle.current().pid() : host;
     }
 
     /** The admin audit trail: every service's admin changes are recorded in it. */

@@ -45,6 +45,11 @@ class RetentionHorizonsTest {
             }
 
             @Override
+            public Optional<String> exportDir() {
+                return Optional.empty();
+            }
+
+            @Override
             public int batchSize() {
                 return 500;
             }

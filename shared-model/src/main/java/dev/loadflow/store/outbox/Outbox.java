@@ -133,6 +133,16 @@ public interface Outbox {
     Optional<Long> replay(String outboxId, Instant now, AuditRecord audit);
 
     /**
+     * Marks a dead row handled without sending it (an operator took care of it another way),
+     * with its alerts, and records {@code audit} in the same transaction: it stays dead and
+     * listed, and retention may delete it once its period has passed since. Returns the audit
+     * row's id; empty (and no audit row) if the row was not dead or was acknowledged already.
+     * A replay acknowledges the row's alerts too; a replayed row that dies again waits for an
+     * operator again.
+     */
+    Optional<Long> acknowledge(String outboxId, Instant now, AuditRecord audit);
+
+    /**
      * Replays those of {@code outboxIds} that are still dead, as {@link #replay(String, Instant,
      * AuditRecord)} does each, recording {@code audit} in the same statement whatever that was
      * (its result says how many were replayed, and the {@code stale} rows the caller left out).

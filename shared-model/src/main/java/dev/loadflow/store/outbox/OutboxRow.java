@@ -16,13 +16,24 @@ import java.util.UUID;
  * {@link #action()} reads it back. {@code traceparent}: the trace the row's send continues (the
  * decision's run), null outside any. {@code unsureSince}: when an attempt's answer was lost on a
  * channel that keeps no idempotency key (the provider may have the message): the next attempt
- * asks the provider first; null otherwise.
+ * asks the provider first; null otherwise. {@code acknowledgedAt}: when an operator acknowledged
+ * the dead row (retention may delete it a period after); null while nobody did.
  */
 public record OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
                         OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt,
                         UUID claimToken, Instant claimedUntil, String lastFailure, String receipt,
                         Instant dispatchedAt, Instant deadAt, String correlationId, String causationId,
-                        Instant createdAt, String traceparent, Instant unsureSince) {
+                        Instant createdAt, String traceparent, Instant unsureSince, Instant acknowledgedAt) {
+
+    /** A row nobody acknowledged. */
+    public OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
+                     OutboxStatus status, int attempts, Instant availableAt, Instant firstAttemptAt, UUID claimToken,
+                     Instant claimedUntil, String lastFailure, String receipt, Instant dispatchedAt, Instant deadAt,
+                     String correlationId, String causationId, Instant createdAt, String traceparent, Instant unsureSince) {
+        this(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt, claimToken,
+                claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId, createdAt, traceparent,
+                unsureSince, null);
+    }
 
     /** A row no attempt left unsure of. */
     public OutboxRow(String outboxId, String loadId, String actionType, Channel channel, String payload,
@@ -47,7 +58,7 @@ public record OutboxRow(String outboxId, String loadId, String actionType, Chann
     public OutboxRow withTraceparent(String traceparent) {
         return new OutboxRow(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt,
                 claimToken, claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId,
-                createdAt, traceparent, unsureSince);
+                createdAt, traceparent, unsureSince, acknowledgedAt);
     }
 
     /**

@@ -143,6 +143,20 @@ public interface LoadQueue {
      */
     Optional<Long> redrive(String loadId, String messageId, AuditRecord audit);
 
+    /**
+     * Marks a parked message handled without running it (an operator took care of it another
+     * way) and records {@code audit} in the same transaction: it stays listed, and retention
+     * deletes it once its period has passed since. Returns the audit row's id; empty (and no
+     * audit row) if no such message is parked or it was acknowledged already.
+     *
+     * @throws UnsupportedOperationException where the queue does not keep its dead letters
+     *         itself (SQS: the dead-letter queue's own retention period decides)
+     */
+    default Optional<Long> acknowledgeParked(String loadId, String messageId, AuditRecord audit) {
+        throw new UnsupportedOperationException("this queue's dead letters go by its own retention period; "
+                + "redrive a message to run it");
+    }
+
     QueueStats stats();
 
     /**

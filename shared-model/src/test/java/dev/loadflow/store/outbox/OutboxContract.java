@@ -333,6 +333,26 @@ public abstract class OutboxContract {
     }
 
     @Test
+    final void anAcknowledgedDeadRowStaysDeadUntilAReplayWhichForgetsTheAcknowledgement() {
+        String sms = stageAsk(T0);
+        outbox.markFailed(sms, claimOnly(sms).claimToken(), "400 Bad Request: invalid number", null);
+        assertThat(outbox.find(sms).orElseThrow().acknowledgedAt()).isNull();
+
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(outbox.acknowledge(sms, clock.instant(), REPLAY)).isPresent();
+        assertThat(outbox.acknowledge(sms, clock.instant(), REPLAY)).as("once").isEmpty();
+        OutboxRow acknowledged = outbox.find(sms).orElseThrow();
+        assertThat(acknowledged.status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(acknowledged.acknowledgedAt()).isEqualTo(clock.instant());
+        assertThat(outbox.pending(100, T0.plus(Duration.ofDays(30)))).extracting(OutboxRow::outboxId).doesNotContain(sms);
+
+        assertThat(outbox.replay(sms, clock.instant(), REPLAY)).isPresent();
+        assertThat(outbox.find(sms).orElseThrow().acknowledgedAt()).as("a row that dies again waits for an operator again")
+                .isNull();
+        assertThat(outbox.acknowledge(sms, clock.instant(), REPLAY)).as("a pending row is not acknowledged").isEmpty();
+    }
+
+    @Test
     final void aDeferredRowIsDueAgainLaterWithItsAttemptAndBudgetUntouched() {
         String sms = stageAsk(T0);
         OutboxRow first = claimOnly(sms);

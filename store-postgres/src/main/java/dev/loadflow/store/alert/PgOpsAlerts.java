@@ -1,13 +1,17 @@
 package dev.loadflow.store.alert;
 
+import dev.loadflow.store.audit.AuditInsert;
+import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** {@link OpsAlerts} on PostgreSQL: one alert per outbox row, kind and death. */
 public final class PgOpsAlerts implements OpsAlerts {
@@ -24,9 +28,17 @@ public final class PgOpsAlerts implements OpsAlerts {
             ON CONFLICT (outbox_id, kind, death) DO NOTHING""";
 
     static final String LIST = """
-            SELECT id, load_id, outbox_id, action_type, kind, message, raised_at FROM ops_alert
+            SELECT id, load_id, outbox_id, action_type, kind, message, raised_at, acknowledged_at FROM ops_alert
             WHERE $1::timestamptz IS NULL OR raised_at >= $1
             ORDER BY raised_at DESC, id DESC LIMIT $2 OFFSET $3""";
+
+    /** $1 the alert, $2 now, then the audit row's parameters: written only if it was not acknowledged yet. */
+    static final String ACKNOWLEDGE = """
+            WITH changed AS (
+                UPDATE ops_alert SET acknowledged_at = $2 WHERE id = $1 AND acknowledged_at IS NULL RETURNING id),
+            audit AS (""" + AuditInsert.fromCte("changed", "jsonb_build_object('acknowledged', count(*))", 3, true) + """
+            )
+            SELECT id FROM audit""";
 
     private final Pool pool;
 
@@ -46,8 +58,15 @@ public final class PgOpsAlerts implements OpsAlerts {
         for (Row row : Pg.await(pool.preparedQuery(LIST).execute(Tuple.of(Pg.at(since), limit, offset)))) {
             alerts.add(new OpsAlert(row.getLong("id"), row.getString("load_id"), row.getString("outbox_id"),
                     row.getString("action_type"), row.getString("kind"), row.getString("message"),
-                    Pg.instant(row, "raised_at")));
+                    Pg.instant(row, "raised_at"), Pg.instant(row, "acknowledged_at")));
         }
         return alerts;
+    }
+
+    @Override
+    public Optional<Long> acknowledge(long id, Instant now, AuditRecord audit) {
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(ACKNOWLEDGE).execute(
+                AuditInsert.bind(Tuple.of(id, Pg.at(now)), audit, now)));
+        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong("id"));
     }
 }

@@ -33,7 +33,7 @@ public final class PgOutbox implements Outbox {
     private static final String COLUMNS = """
             outbox_id, load_id, action_type, channel, payload::text AS payload, status, attempts, available_at,
             first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
-            correlation_id, causation_id, created_at, traceparent, unsure_since""";
+            correlation_id, causation_id, created_at, traceparent, unsure_since, acknowledged_at""";
 
     /**
      * The due rows are picked in a MATERIALIZED CTE: as a plain {@code IN (SELECT ... LIMIT)}
@@ -179,14 +179,33 @@ public final class PgOutbox implements Outbox {
 
     private static final String REPLAY_SET = """
             UPDATE outbox SET status = 'pending', attempts = 0, first_attempt_at = NULL, available_at = $%d,
-                              dead_at = NULL, claim_token = NULL, claimed_until = NULL
+                              dead_at = NULL, acknowledged_at = NULL, claim_token = NULL, claimed_until = NULL
+            """;
+
+    /** The alerts of the rows in the CTE {@code changed} ($2 now): an operator acted on their rows. */
+    private static final String ACKNOWLEDGE_ALERTS = """
+            alerts AS (
+                UPDATE ops_alert a SET acknowledged_at = $2 FROM changed c
+                WHERE a.outbox_id = c.outbox_id AND a.acknowledged_at IS NULL RETURNING 1),
             """;
 
     /** $1 outbox id, $2 now, then the audit row's parameters: written only if the row was dead. */
     static final String REPLAY_ONE = "WITH changed AS (" + REPLAY_SET.formatted(2)
-            + "WHERE outbox_id = $1 AND status = 'dead' RETURNING outbox_id),\n"
+            + "WHERE outbox_id = $1 AND status = 'dead' RETURNING outbox_id),\n" + ACKNOWLEDGE_ALERTS
             + "audit AS (" + AuditInsert.fromCte("changed", "jsonb_build_object('replayed', count(*))", 3, true) + ")\n"
             + "SELECT id FROM audit";
+
+    /**
+     * $1 outbox id, $2 now, then the audit row's parameters: a dead row (and its alerts) marked
+     * handled, written only if it was dead and not yet acknowledged. It stays dead, and listed.
+     */
+    static final String ACKNOWLEDGE = """
+            WITH changed AS (
+                UPDATE outbox SET acknowledged_at = $2
+                WHERE outbox_id = $1 AND status = 'dead' AND acknowledged_at IS NULL RETURNING outbox_id),
+            """ + ACKNOWLEDGE_ALERTS + "audit AS (" + AuditInsert.fromCte("changed",
+                    "jsonb_build_object('acknowledged', count(*), 'alerts', (SELECT count(*) FROM alerts))", 3, true)
+            + ")\nSELECT id FROM audit";
 
     /**
      * $1 the outbox ids, $2 now, $3 what the caller left out as stale, then the audit row's
@@ -194,7 +213,7 @@ public final class PgOutbox implements Outbox {
      * that was.
      */
     static final String REPLAY_IDS = "WITH changed AS (" + REPLAY_SET.formatted(2)
-            + "WHERE outbox_id = ANY($1::text[]) AND status = 'dead' RETURNING outbox_id),\n"
+            + "WHERE outbox_id = ANY($1::text[]) AND status = 'dead' RETURNING outbox_id),\n" + ACKNOWLEDGE_ALERTS
             + "audit AS (" + AuditInsert.fromCte("changed",
                     "jsonb_build_object('replayed', count(*), 'stale', $3::int)", 4, false) + ")\n"
             + "SELECT (SELECT count(*) FROM changed) AS replayed, (SELECT id FROM audit) AS audit_id";
@@ -370,6 +389,13 @@ public final class PgOutbox implements Outbox {
     }
 
     @Override
+    public Optional<Long> acknowledge(String outboxId, Instant now, AuditRecord audit) {
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(ACKNOWLEDGE).execute(
+                AuditInsert.bind(Tuple.of(outboxId, Pg.at(now)), audit, now)));
+        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong("id"));
+    }
+
+    @Override
     public Replayed replay(List<String> outboxIds, int stale, Instant now, AuditRecord audit) {
         Row row = Pg.await(pool.preparedQuery(REPLAY_IDS).execute(AuditInsert.bind(Tuple.tuple()
                 .addArrayOfString(outboxIds.toArray(String[]::new)).addOffsetDateTime(Pg.at(now)).addInteger(stale),
@@ -391,7 +417,7 @@ public final class PgOutbox implements Outbox {
                     row.getUUID("claim_token"), Pg.instant(row, "claimed_until"), row.getString("last_failure"),
                     row.getString("receipt"), Pg.instant(row, "dispatched_at"), Pg.instant(row, "dead_at"),
                     row.getString("correlation_id"), row.getString("causation_id"), Pg.instant(row, "created_at"),
-                    row.getString("traceparent"), Pg.instant(row, "unsure_since")));
+                    row.getString("traceparent"), Pg.instant(row, "unsure_since"), Pg.instant(row, "acknowledged_at")));
         }
         return result;
     }

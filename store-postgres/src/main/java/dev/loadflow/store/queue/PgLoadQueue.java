@@ -190,13 +190,22 @@ public final class PgLoadQueue implements LoadQueue {
             SELECT load_id, message_id, body, enqueued_at, receive_count, $2, $3 FROM gone
             ON CONFLICT (load_id, message_id) DO UPDATE
                 SET body = excluded.body, receive_count = excluded.receive_count,
-                    parked_at = excluded.parked_at, reason = excluded.reason""";
+                    parked_at = excluded.parked_at, reason = excluded.reason, acknowledged_at = NULL""";
+
+    /** $1 load, $2 message, then the audit row's ($3 now): written only if it was parked and not acknowledged. */
+    static final String ACKNOWLEDGE_PARKED = """
+            WITH changed AS (
+                UPDATE load_queue_dead SET acknowledged_at = $3
+                WHERE load_id = $1 AND message_id = $2 AND acknowledged_at IS NULL RETURNING load_id),
+            audit AS (""" + AuditInsert.fromCte("changed", "jsonb_build_object('acknowledged', count(*))", 3, true) + """
+            )
+            SELECT id FROM audit""";
 
     static final String UNPARK = """
             DELETE FROM load_queue_dead WHERE load_id = $1 AND message_id = $2 RETURNING body::text AS body""";
 
     static final String PARKED = """
-            SELECT load_id, message_id, body::text AS body, enqueued_at, receive_count, parked_at, reason
+            SELECT load_id, message_id, body::text AS body, enqueued_at, receive_count, parked_at, reason, acknowledged_at
             FROM load_queue_dead ORDER BY parked_at DESC, load_id, message_id LIMIT $1""";
 
     /**
@@ -424,7 +433,7 @@ public final class PgLoadQueue implements LoadQueue {
         for (Row row : Pg.await(pool.preparedQuery(PARKED).execute(Tuple.of(limit)))) {
             parked.add(new ParkedMessage(row.getString("load_id"), row.getString("message_id"), row.getString("body"),
                     Pg.instant(row, "enqueued_at"), row.getInteger("receive_count"), Pg.instant(row, "parked_at"),
-                    row.getString("reason")));
+                    row.getString("reason"), Pg.instant(row, "acknowledged_at")));
         }
         return parked;
     }
@@ -445,6 +454,13 @@ public final class PgLoadQueue implements LoadQueue {
             wakeups.wake(PgNotifications.QUEUE);
         }
         return Optional.ofNullable(auditId);
+    }
+
+    @Override
+    public Optional<Long> acknowledgeParked(String loadId, String messageId, AuditRecord audit) {
+        RowSet<Row> rows = Pg.await(pool.preparedQuery(ACKNOWLEDGE_PARKED).execute(
+                AuditInsert.bind(Tuple.of(loadId, messageId), audit, clock.instant())));
+        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong("id"));
     }
 
     @Override

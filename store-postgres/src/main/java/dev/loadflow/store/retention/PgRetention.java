@@ -3,19 +3,28 @@ package dev.loadflow.store.retention;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
 import io.vertx.sqlclient.Tuple;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
  * What leaves the database, and when (the "Retention" keys): idle loads' log entries move to
  * {@code event_log_archive}; dead outbox rows (with their failures), ops alerts and parked
- * queue messages are deleted after the dead-row period; {@code processed_event} rows after
- * theirs. Every statement takes one batch, so no lock is held for long, and each says how many
- * rows it removed.
+ * queue messages are deleted once an operator acknowledged them and the dead-row period has
+ * passed since (never while nobody handled them); {@code processed_event} rows after their
+ * period. Every statement takes one batch, so no lock is held for long, and each says how many
+ * rows it removed. What an operator handled is handed to an {@link Export} before the
+ * transaction that deletes it commits.
  */
 public final class PgRetention {
 
@@ -64,33 +73,75 @@ public final class PgRetention {
                 RETURNING 1)
             SELECT (SELECT count(*) FROM marked) AS loads, (SELECT count(*) FROM archived) AS entries""";
 
-    /** Dead rows (their failures go with them, by the foreign key): a replay that got there first keeps its row. */
+    /**
+     * Dead rows acknowledged before $1 (their failures go with them, by the foreign key, and
+     * into the row's export): a replay that got there first keeps its row.
+     */
     static final String PRUNE_DEAD_OUTBOX = """
             WITH doomed AS (
-                SELECT outbox_id FROM outbox WHERE status = 'dead' AND dead_at < $1
-                ORDER BY dead_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-            failures AS (SELECT count(*) AS n FROM outbox_failure f JOIN doomed d USING (outbox_id)),
-            deleted AS (DELETE FROM outbox o USING doomed d WHERE o.outbox_id = d.outbox_id RETURNING 1)
-            SELECT (SELECT count(*) FROM deleted) AS rows, (SELECT n FROM failures) AS failures""";
+                SELECT outbox_id FROM outbox WHERE status = 'dead' AND acknowledged_at < $1
+                ORDER BY acknowledged_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+            failures AS (
+                SELECT f.outbox_id, jsonb_agg(to_jsonb(f) - 'outbox_id' ORDER BY f.failed_at, f.attempt) AS list
+                FROM outbox_failure f JOIN doomed d USING (outbox_id) GROUP BY f.outbox_id),
+            deleted AS (DELETE FROM outbox o USING doomed d WHERE o.outbox_id = d.outbox_id RETURNING o.*)
+            SELECT (to_jsonb(deleted) || jsonb_build_object('failures', coalesce(failures.list, '[]'::jsonb)))::text
+                       AS exported,
+                   coalesce(jsonb_array_length(failures.list), 0) AS failures
+            FROM deleted LEFT JOIN failures USING (outbox_id)""";
 
     static final String PRUNE_ALERTS = """
             DELETE FROM ops_alert WHERE id IN (
-                SELECT id FROM ops_alert WHERE raised_at < $1 ORDER BY raised_at LIMIT $2)""";
+                SELECT id FROM ops_alert WHERE acknowledged_at < $1 ORDER BY acknowledged_at LIMIT $2)
+            RETURNING to_jsonb(ops_alert)::text AS exported""";
 
     static final String PRUNE_PARKED = """
             DELETE FROM load_queue_dead WHERE (load_id, message_id) IN (
-                SELECT load_id, message_id FROM load_queue_dead WHERE parked_at < $1 ORDER BY parked_at LIMIT $2)""";
+                SELECT load_id, message_id FROM load_queue_dead WHERE acknowledged_at < $1
+                ORDER BY acknowledged_at LIMIT $2)
+            RETURNING to_jsonb(load_queue_dead)::text AS exported""";
 
+    /**
+     * Fan-out records older than $1, except those of a row that could still be sent (its event id
+     * is the row's id): a dead row waits for an operator however long, and its replay must still
+     * skip the webhooks that had it.
+     */
     static final String PRUNE_PROCESSED = """
             DELETE FROM processed_event WHERE (handler_name, event_id) IN (
-                SELECT handler_name, event_id FROM processed_event WHERE processed_at < $1 ORDER BY processed_at LIMIT $2)""";
+                SELECT p.handler_name, p.event_id FROM processed_event p
+                WHERE p.processed_at < $1
+                  AND NOT EXISTS (SELECT FROM outbox o WHERE o.outbox_id = p.event_id AND o.status <> 'dispatched')
+                ORDER BY p.processed_at LIMIT $2)""";
 
     private static final OffsetDateTime BEFORE_ALL = OffsetDateTime.parse("1970-01-01T00:00:00Z");
 
+    /**
+     * Where rows an operator handled are written before they are deleted: called inside the
+     * deleting transaction, which rolls back when it throws, so a row is never gone unless
+     * written. A commit that fails after the write leaves the rows written and still there: an
+     * export may hold a row twice, never miss one.
+     */
+    @FunctionalInterface
+    public interface Export {
+
+        /** Exports nothing. */
+        Export NONE = (table, rows) -> {
+        };
+
+        /** Writes {@code rows} (each one JSON object) of {@code table} durably, or throws. */
+        void write(String table, List<String> rows) throws IOException;
+    }
+
     private final Pool pool;
+    private final Export export;
 
     public PgRetention(Pool pool) {
+        this(pool, Export.NONE);
+    }
+
+    public PgRetention(Pool pool, Export export) {
         this.pool = pool;
+        this.export = export;
     }
 
     /** What one pass of {@link #archiveIdleLoads} moved. */
@@ -134,25 +185,55 @@ public final class PgRetention {
     public record DeadRows(int rows, int failures) {
     }
 
-    /** Deletes up to {@code batchSize} outbox rows that died before {@code before}, with their failures. */
+    /** Deletes up to {@code batchSize} dead outbox rows acknowledged before {@code before}, with their failures. */
     public DeadRows pruneDeadOutbox(Instant before, int batchSize) {
-        Row row = Pg.await(pool.preparedQuery(PRUNE_DEAD_OUTBOX).execute(Tuple.of(Pg.at(before), batchSize))).iterator().next();
-        return new DeadRows(row.getInteger("rows"), row.getInteger("failures"));
+        RowSet<Row> rows = deleteExporting("outbox", PRUNE_DEAD_OUTBOX, Tuple.of(Pg.at(before), batchSize));
+        int failures = 0;
+        for (Row row : rows) {
+            failures += row.getInteger("failures");
+        }
+        return new DeadRows(rows.size(), failures);
     }
 
-    /** Deletes up to {@code batchSize} ops alerts raised before {@code before}. */
+    /** Deletes up to {@code batchSize} ops alerts acknowledged before {@code before}. */
     public int pruneAlerts(Instant before, int batchSize) {
-        return delete(PRUNE_ALERTS, before, batchSize);
+        return deleteExporting("ops_alert", PRUNE_ALERTS, Tuple.of(Pg.at(before), batchSize)).size();
     }
 
-    /** Deletes up to {@code batchSize} parked queue messages parked before {@code before}. */
+    /** Deletes up to {@code batchSize} parked queue messages acknowledged before {@code before}. */
     public int pruneParkedMessages(Instant before, int batchSize) {
-        return delete(PRUNE_PARKED, before, batchSize);
+        return deleteExporting("load_queue_dead", PRUNE_PARKED, Tuple.of(Pg.at(before), batchSize)).size();
     }
 
     /** Deletes up to {@code batchSize} fan-out handlers' records made before {@code before}. */
     public int pruneProcessed(Instant before, int batchSize) {
         return delete(PRUNE_PROCESSED, before, batchSize);
+    }
+
+    /** Runs {@code sql} (a delete returning each row as {@code exported}) and hands the rows to the export before committing. */
+    private RowSet<Row> deleteExporting(String table, String sql, Tuple params) {
+        SqlConnection connection = Pg.await(pool.getConnection());
+        try {
+            Transaction tx = Pg.await(connection.begin());
+            try {
+                RowSet<Row> rows = Pg.await(connection.preparedQuery(sql).execute(params));
+                if (rows.size() > 0) {
+                    List<String> exported = new ArrayList<>(rows.size());
+                    rows.forEach(row -> exported.add(row.getString("exported")));
+                    export.write(table, exported);
+                }
+                Pg.await(tx.commit());
+                return rows;
+            } catch (IOException e) {
+                Pg.await(tx.rollback());
+                throw new UncheckedIOException("retention kept " + table + "'s rows: they could not be exported", e);
+            } catch (RuntimeException e) {
+                tx.rollback();
+                throw e;
+            }
+        } finally {
+            connection.close();
+        }
     }
 
     private int delete(String sql, Instant before, int batchSize) {

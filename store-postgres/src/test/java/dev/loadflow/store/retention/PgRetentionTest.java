@@ -171,29 +171,40 @@ class PgRetentionTest {
         assertThat(archived("L-1")).isZero();
     }
 
-    @Test
-    void deadRowsAlertsParkedMessagesAndProcessedRecordsGoAfterTheirPeriod() {
+    /**
+     * Two dead rows that died long ago (each with two failures and an alert) and two parked
+     * messages: one of each acknowledged before the cutoff, the other never; fan-out records of
+     * the dead row that nobody handled, of a row long gone and a recent one.
+     */
+    private void deadRowsAlertsAndParkedMessages() {
         var db = PG.database();
-        for (String[] row : List.of(new String[] {"L-1/a/1/post_hero_slack", "2026-07-01T00:00:00Z"},
-                new String[] {"L-1/b/1/post_hero_slack", "2026-07-30T00:00:00Z"})) {
+        for (String[] row : List.of(new String[] {"L-1/a/1/post_hero_slack", "2026-06-01T00:00:00Z", "'2026-07-01T00:00:00Z'"},
+                new String[] {"L-1/b/1/post_hero_slack", "2026-06-01T00:00:00Z", "NULL"},
+                new String[] {"L-1/d/1/post_hero_slack", "2026-06-01T00:00:00Z", "'2026-07-30T00:00:00Z'"})) {
             db.execute("""
                     INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
-                                        dead_at, created_at)
-                    VALUES ('%1$s', 'L-1', 'post_hero_slack', 'slack', '{}', 'dead', 2, '%2$s', '%2$s', '%2$s');
+                                        dead_at, created_at, acknowledged_at)
+                    VALUES ('%1$s', 'L-1', 'post_hero_slack', 'slack', '{"text": "call"}', 'dead', 2, '%2$s', '%2$s', '%2$s', %3$s);
                     INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked) VALUES
-                        ('%1$s', 1, '%2$s', '503', false), ('%1$s', 2, '%2$s', '503', true)""".formatted(row[0], row[1]));
+                        ('%1$s', 1, '%2$s', '503', false), ('%1$s', 2, '%2$s', '503', true);
+                    INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at, acknowledged_at)
+                    VALUES ('L-1', '%1$s', 'post_hero_slack', 'dead', 'x', '%2$s', %3$s)""".formatted(row[0], row[1], row[2]));
         }
         db.execute("""
                 INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, available_at, created_at)
                 VALUES ('L-1/c/1/send_sms', 'L-1', 'send_sms', 'sms', '{}', 'pending', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z');
-                INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at) VALUES
-                    ('L-1', 'L-1/a/1/post_hero_slack', 'post_hero_slack', 'dead', 'x', '2026-07-01T00:00:00Z'),
-                    ('L-1', 'L-1/b/1/post_hero_slack', 'post_hero_slack', 'dead', 'x', '2026-07-30T00:00:00Z');
-                INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason) VALUES
-                    ('L-1', 'm-1', '{}', '2026-07-01T00:00:00Z', 10, '2026-07-01T00:00:00Z', 'x'),
-                    ('L-1', 'm-2', '{}', '2026-07-30T00:00:00Z', 10, '2026-07-30T00:00:00Z', 'x');
+                INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason, acknowledged_at) VALUES
+                    ('L-1', 'm-1', '{"eventId": "m-1"}', '2026-06-01T00:00:00Z', 10, '2026-06-01T00:00:00Z', 'x', '2026-07-01T00:00:00Z'),
+                    ('L-1', 'm-2', '{}', '2026-06-01T00:00:00Z', 10, '2026-06-01T00:00:00Z', 'x', NULL);
                 INSERT INTO processed_event (handler_name, event_id, processed_at) VALUES
-                    ('stage-webhook', 'e-1', '2026-07-01T00:00:00Z'), ('stage-webhook', 'e-2', '2026-07-30T00:00:00Z')""");
+                    ('https://client.example/hook', 'L-9/gone/1/stage_changed', '2026-06-01T00:00:00Z'),
+                    ('https://client.example/hook', 'L-1/b/1/post_hero_slack', '2026-06-01T00:00:00Z'),
+                    ('https://client.example/hook', 'L-2/new/1/stage_changed', '2026-07-30T00:00:00Z')""");
+    }
+
+    @Test
+    void onlyWhatAnOperatorAcknowledgedGoesAndOnlyOnceItsPeriodPassedSince() {
+        deadRowsAlertsAndParkedMessages();
         Instant before = Instant.parse("2026-07-15T00:00:00Z");
 
         assertThat(retention.pruneDeadOutbox(before, 10)).isEqualTo(new PgRetention.DeadRows(1, 2));
@@ -201,13 +212,49 @@ class PgRetentionTest {
         assertThat(retention.pruneParkedMessages(before, 10)).isEqualTo(1);
         assertThat(retention.pruneProcessed(before, 10)).isEqualTo(1);
 
-        assertThat(db.rows("SELECT outbox_id, status FROM outbox ORDER BY outbox_id")).extracting(r -> r.get("outbox_id"))
-                .as("the newer dead row and the old pending one stay")
-                .containsExactly("L-1/b/1/post_hero_slack", "L-1/c/1/send_sms");
-        assertThat(db.count("SELECT count(*) FROM outbox_failure")).isEqualTo(2);
-        assertThat(db.count("SELECT count(*) FROM ops_alert")).isEqualTo(1);
-        assertThat(db.count("SELECT count(*) FROM load_queue_dead WHERE message_id = 'm-2'")).isEqualTo(1);
-        assertThat(db.count("SELECT count(*) FROM processed_event WHERE event_id = 'e-2'")).isEqualTo(1);
+        var db = PG.database();
+        assertThat(db.rows("SELECT outbox_id FROM outbox ORDER BY outbox_id")).extracting(r -> r.get("outbox_id"))
+                .as("the row nobody handled stays however old, the one acknowledged lately too, and the pending one")
+                .containsExactly("L-1/b/1/post_hero_slack", "L-1/c/1/send_sms", "L-1/d/1/post_hero_slack");
+        assertThat(db.count("SELECT count(*) FROM outbox_failure")).isEqualTo(4);
+        assertThat(db.rows("SELECT outbox_id FROM ops_alert ORDER BY outbox_id")).extracting(r -> r.get("outbox_id"))
+                .containsExactly("L-1/b/1/post_hero_slack", "L-1/d/1/post_hero_slack");
+        assertThat(db.rows("SELECT message_id FROM load_queue_dead")).extracting(r -> r.get("message_id"))
+                .containsExactly("m-2");
+        assertThat(db.rows("SELECT event_id FROM processed_event ORDER BY event_id")).extracting(r -> r.get("event_id"))
+                .as("a dead row's fan-out records stay while it could be replayed")
+                .containsExactly("L-1/b/1/post_hero_slack", "L-2/new/1/stage_changed");
+    }
+
+    @Test
+    void whatGoesIsExportedFirstAndNothingGoesWhenTheExportFails() {
+        deadRowsAlertsAndParkedMessages();
+        Instant before = Instant.parse("2026-07-15T00:00:00Z");
+        Map<String, List<String>> written = new java.util.LinkedHashMap<>();
+        PgRetention failing = new PgRetention(PG.pool(), (table, rows) -> {
+            throw new java.io.IOException("No space left on device");
+        });
+
+        assertThatThrownBy(() -> failing.pruneDeadOutbox(before, 10)).hasMessageContaining("could not be exported");
+        assertThatThrownBy(() -> failing.pruneParkedMessages(before, 10)).hasMessageContaining("could not be exported");
+        assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE outbox_id = 'L-1/a/1/post_hero_slack'"))
+                .as("kept: it could not be written").isEqualTo(1);
+        assertThat(PG.database().count("SELECT count(*) FROM load_queue_dead")).isEqualTo(2);
+
+        PgRetention exporting = new PgRetention(PG.pool(), (table, rows) -> written.put(table, rows));
+        exporting.pruneDeadOutbox(before, 10);
+        exporting.pruneAlerts(before, 10);
+        exporting.pruneParkedMessages(before, 10);
+
+        assertThat(written.keySet()).containsExactly("outbox", "ops_alert", "load_queue_dead");
+        var row = dev.loadflow.model.json.JsonReader.parse(written.get("outbox").getFirst()).node();
+        assertThat(row.path("outbox_id").asText()).isEqualTo("L-1/a/1/post_hero_slack");
+        assertThat(row.path("status").asText()).isEqualTo("dead");
+        assertThat(row.path("payload").path("text").asText()).isEqualTo("call");
+        assertThat(row.path("failures")).extracting(f -> f.path("attempt").asInt()).containsExactly(1, 2);
+        assertThat(written.get("ops_alert")).singleElement().asString().contains("\"outbox_id\": \"L-1/a/1/post_hero_slack\"");
+        assertThat(written.get("load_queue_dead")).singleElement().asString().contains("\"message_id\": \"m-1\"")
+                .contains("\"body\": {\"eventId\": \"m-1\"}");
     }
 
     @Test
