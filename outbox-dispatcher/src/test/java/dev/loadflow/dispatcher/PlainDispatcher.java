@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * A dispatcher built by hand on a test database and a fake clock, as the service wires it: a
@@ -54,9 +55,15 @@ final class PlainDispatcher {
      */
     PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels, DispatcherConfig.Circuit circuit,
                     Function<Channel, ChannelGuards.Pace> paces) {
+        this(pg, clock, vertx, channels, circuit, paces, UnaryOperator.identity());
+    }
+
+    /** @param outboxes what the dispatcher's outbox is made of the database's (a faulty one, for a test) */
+    PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels, DispatcherConfig.Circuit circuit,
+                    Function<Channel, ChannelGuards.Pace> paces, UnaryOperator<Outbox> outboxes) {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         this.events = new PgEventStore(pg.pool(), clock, pg.wakeups());
-        this.outbox = new PgOutbox(pg.pool(), clock, LEASE);
+        this.outbox = outboxes.apply(new PgOutbox(pg.pool(), clock, LEASE));
         ChannelClients clients = new ChannelClients(channels, new VertxHttpTransport(vertx, 4), clock);
         this.guards = new ChannelGuards(circuit, paces, registry, ChannelGuards.CircuitListener.NONE, System::nanoTime);
         Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(pg.pool(), clock, Duration.ofSeconds(30),

@@ -153,6 +153,34 @@ class TwilioDispatchTest {
         twilio.verify(2, postRequestedFor(urlEqualTo(MESSAGES)));
     }
 
+    /**
+     * A dispatcher that died after Twilio took its request and before it marked the row leaves no
+     * trace of the attempt but its count: the next claim, after the lease, asks Twilio first and
+     * finds the message, so the driver gets one SMS.
+     */
+    @Test
+    void anAttemptThatLeftNoMarkIsLookedForAtTwilioBeforeTheRowIsSentAgain() throws Exception {
+        String id = askDriver(newLoadId());
+        OutboxRow diedWith = outbox.pending(10, clock.instant()).getFirst();
+        assertThat(diedWith.attempts()).isEqualTo(1);
+        String sid = "SM" + "3".repeat(32);
+        listAnswers("""
+                {"sid": "%s", "body": "%s", "direction": "outbound-api", "date_created": "%s", "status": "delivered",
+                 "to": "+15550100", "from": "+15557770000"}""".formatted(sid, TEXT, RFC_2822.format(T0.plusSeconds(1))));
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201)
+                .withBody("{\"sid\": \"SM" + "4".repeat(32) + "\", \"status\": \"queued\"}")));
+        clock.advance(Duration.ofSeconds(91));
+
+        dispatchDue();
+
+        OutboxRow delivered = outbox.find(id).orElseThrow();
+        assertThat(delivered.attempts()).isEqualTo(2);
+        assertThat(delivered.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(delivered.receipt()).as("the message the dead dispatcher sent").isEqualTo(sid);
+        twilio.verify(0, postRequestedFor(urlEqualTo(MESSAGES)));
+        twilio.verify(1, getRequestedFor(urlPathEqualTo(MESSAGES)));
+    }
+
     @Test
     void whileTwilioCannotSayTheRowWaitsAndPastTheBudgetAnOperatorDecides() throws Exception {
         String load = newLoadId();

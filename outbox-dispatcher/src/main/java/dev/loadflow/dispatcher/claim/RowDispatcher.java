@@ -81,15 +81,16 @@ public final class RowDispatcher {
         }
     }
 
-    private void dispatchInSpan(OutboxRow row) throws InterruptedException {
-        if (!surelyHeld(row) && !outbox.isClaimHeld(row.outboxId(), row.claimToken(), clock.instant())) {
-            metrics.sent(row.channel(), DispatcherMetrics.Result.STALE);
-            LOG.infof("claim on %s lapsed before its send: left to the dispatcher that holds it now", row.outboxId());
+    private void dispatchInSpan(OutboxRow claimed) throws InterruptedException {
+        if (!surelyHeld(claimed) && !outbox.isClaimHeld(claimed.outboxId(), claimed.claimToken(), clock.instant())) {
+            metrics.sent(claimed.channel(), DispatcherMetrics.Result.STALE);
+            LOG.infof("claim on %s lapsed before its send: left to the dispatcher that holds it now", claimed.outboxId());
             return;
         }
-        if (row.attempts() == 1) {
-            metrics.firstSendDelay(row.channel(), Duration.between(row.createdAt(), clock.instant()));
+        if (claimed.attempts() == 1) {
+            metrics.firstSendDelay(claimed.channel(), Duration.between(claimed.createdAt(), clock.instant()));
         }
+        OutboxRow row = askingFirstAfterAnUnmarkedAttempt(claimed);
         Action action;
         try {
             action = row.action();
@@ -108,6 +109,22 @@ public final class RowDispatcher {
                         row.outboxId());
             }
         }
+    }
+
+    /**
+     * The row as one to look for at its provider before it is sent, when the attempt before this
+     * one left no mark (its dispatcher died, or its finish never reached the database) and the
+     * channel keeps no idempotency key: that attempt may have reached the provider, and a blind
+     * second request could reach the driver twice.
+     */
+    private OutboxRow askingFirstAfterAnUnmarkedAttempt(OutboxRow row) {
+        if (row.unsureSince() != null || row.attempts() <= 1 || delivery.dedupes(row.channel())
+                || outbox.failures(row.outboxId()).stream().anyMatch(f -> f.attempt() == row.attempts() - 1)) {
+            return row;
+        }
+        LOG.infof("%s: attempt %d left no mark; its provider is asked before it is sent again", row.outboxId(),
+                row.attempts() - 1);
+        return row.unsureSince(row.firstAttemptAt() == null ? row.createdAt() : row.firstAttemptAt());
     }
 
     /** A {@code loadflow.claim} span per row, in the row's trace, from the claim's start until now. */

@@ -52,6 +52,11 @@ public final class Delivery {
         this.guards = guards;
     }
 
+    /** Whether a second request for a row of {@code channel} is safe after one that may have reached it. */
+    public boolean dedupes(Channel channel) {
+        return channels.dedupes(channel);
+    }
+
     /**
      * Carries out {@code action}, the action {@code row} holds. A row an earlier attempt left
      * unsure of (its answer lost, on a channel that keeps no idempotency key) is first looked for

@@ -71,19 +71,52 @@ public final class Finisher {
         this.clock = clock;
     }
 
-    /** Finishes {@code row} after an attempt that came to {@code result}; a lost claim drops the mark. */
-    public void finish(OutboxRow row, SendResult result) {
-        try {
-            switch (result) {
-                case SendResult.Delivered delivered -> finishDelivered(row, delivered.receipt());
-                case SendResult.Retryable failed -> retryOrDie(row, failed.reason(), failed.retryAfter());
-                case SendResult.Permanent refused -> die(row, "permanent: " + refused.reason());
-                case SendResult.Unknown lost -> unsure(row, lost.reason());
+    /** How long the first wait is before a failed finish is tried again; each wait doubles. */
+    static final Duration FINISH_PAUSE = Duration.ofMillis(200);
+
+    /** The most tries of one finish (the waits between them add up to about 50 s, within the 90 s lease). */
+    static final int FINISH_TRIES = 8;
+
+    /**
+     * Finishes {@code row} after an attempt that came to {@code result}; a lost claim drops the
+     * mark. A finish that fails (the database did not take the mark, the queue the outcome) is
+     * tried again, waiting {@link #FINISH_PAUSE} and twice as long each time, up to
+     * {@link #FINISH_TRIES} times and for as long as the claim's lease allows: every step of it is idempotent (the outcome's event id, the claim
+     * token), so the row still gets the mark its attempt earned (its backoff, its unsure flag)
+     * instead of being sent again the moment its lease ends. Past the lease it throws: the row
+     * is claimed again then, and {@link dev.loadflow.dispatcher.claim.RowDispatcher} treats an
+     * attempt that left no mark as one whose answer was lost.
+     */
+    public void finish(OutboxRow row, SendResult result) throws InterruptedException {
+        Duration pause = FINISH_PAUSE;
+        for (int tries = 1; ; tries++) {
+            try {
+                finishOnce(row, result);
+                return;
+            } catch (StaleClaimException e) {
+                metrics.sent(row.channel(), Result.STALE);
+                LOG.warnf("%s was taken over by another dispatcher while it was sent (lease %s): its mark is dropped",
+                        row.outboxId(), row.claimedUntil());
+                return;
+            } catch (RuntimeException e) {
+                if (tries == FINISH_TRIES || row.claimedUntil() == null
+                        || !clock.instant().plus(pause).isBefore(row.claimedUntil())) {
+                    throw e;
+                }
+                LOG.warnf("finishing %s after its %s attempt failed (%s): tried again in %s, within its lease",
+                        row.outboxId(), result.getClass().getSimpleName(), e.getMessage(), pause);
+                Thread.sleep(pause);
+                pause = pause.multipliedBy(2);
             }
-        } catch (StaleClaimException e) {
-            metrics.sent(row.channel(), Result.STALE);
-            LOG.warnf("%s was taken over by another dispatcher while it was sent (lease %s): its mark is dropped",
-                    row.outboxId(), row.claimedUntil());
+        }
+    }
+
+    private void finishOnce(OutboxRow row, SendResult result) {
+        switch (result) {
+            case SendResult.Delivered delivered -> finishDelivered(row, delivered.receipt());
+            case SendResult.Retryable failed -> retryOrDie(row, failed.reason(), failed.retryAfter());
+            case SendResult.Permanent refused -> die(row, "permanent: " + refused.reason());
+            case SendResult.Unknown lost -> unsure(row, lost.reason());
         }
     }
 

@@ -90,6 +90,21 @@ public final class ChannelClients {
         return channel == dev.loadflow.model.action.Channel.SMS ? twilio.map(Reconciler.class::cast) : Optional.empty();
     }
 
+    /**
+     * Whether a second request for a row of {@code channel} is safe after an attempt that may have
+     * reached it: the service dedupes on {@code Idempotency-Key} (the webhooks' receivers on
+     * {@code webhook-id}). Not for Twilio, Slack's Web API or its incoming webhooks, or a generic
+     * endpoint configured with {@code dedupes=false}.
+     */
+    public boolean dedupes(dev.loadflow.model.action.Channel channel) {
+        return switch (channel) {
+            case SMS -> twilio.isEmpty() && sms.dedupes();
+            case HERO -> hero.dedupes();
+            case SLACK -> slackApi.isEmpty() && slackWebhooks.isEmpty() && slack.dedupes();
+            case FANOUT, INTERNAL -> true;
+        };
+    }
+
     public SendResult sms(String outboxId, Action.SendSms message) {
         if (twilio.isPresent()) {
             return twilio.get().send(message);

@@ -61,6 +61,13 @@ public record OutboxRow(String outboxId, String loadId, String actionType, Chann
                 createdAt, traceparent, unsureSince, acknowledgedAt);
     }
 
+    /** This row as one whose earlier attempt may have reached its provider since {@code since} (its next attempt asks first). */
+    public OutboxRow unsureSince(Instant since) {
+        return new OutboxRow(outboxId, loadId, actionType, channel, payload, status, attempts, availableAt, firstAttemptAt,
+                claimToken, claimedUntil, lastFailure, receipt, dispatchedAt, deadAt, correlationId, causationId,
+                createdAt, traceparent, since, acknowledgedAt);
+    }
+
     /**
      * The action this row carries, read strictly: a payload that is not a whole action, or
      * that names another action type or channel than the row's columns, is refused.
