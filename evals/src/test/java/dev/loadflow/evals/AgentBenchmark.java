@@ -29,6 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <pre>
  * ./mvnw -B -pl evals test -Dtest=AgentBenchmark -Dloadflow.excluded.groups=none
  * </pre>
+ * {@link #aBacklogIsDecidedOnceEach} (run alone with {@code -Dtest=AgentBenchmark#aBacklogIsDecidedOnceEach})
+ * queues a backlog at once instead, and runs the worker as the LLM policy configures it.
  */
 @Tag("benchmark")
 class AgentBenchmark {
@@ -81,6 +83,76 @@ class AgentBenchmark {
             System.out.println(table);
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "benchmark-agent.txt"), table);
+        }
+    }
+
+    /**
+     * A backlog of {@code loadflow.bench.loads} (100) loads × 10 events queued at once, decided by
+     * a model answering in {@code loadflow.bench.model-latency} (2 s; try 10 s and 60 s) with the
+     * worker as the LLM policy configures it: each run a batch of its own under its own deadline,
+     * {@code loadflow.bench.model-concurrency} (64) runs and model calls in flight. Every event is
+     * decided once, with one model call, no run abandoned; it prints decisions per second.
+     */
+    @Test
+    void aBacklogIsDecidedOnceEach() throws Exception {
+        Duration latency = Duration.parse(System.getProperty("loadflow.bench.model-latency", "PT2S"));
+        int loads = Integer.getInteger("loadflow.bench.loads", 100);
+        int inFlight = Integer.getInteger("loadflow.bench.model-concurrency", 64);
+        int eventsPerLoad = 10;
+        // as an operator sets them for this model: a timeout above its latency, a deadline for an answer and its retry
+        Duration timeout = latency.multipliedBy(3).dividedBy(2).plusSeconds(5);
+        Duration deadline = timeout.multipliedBy(2).plusSeconds(10);
+        deadline = deadline.compareTo(Duration.ofMinutes(2)) < 0 ? Duration.ofMinutes(2) : deadline;
+        try (ScriptedChatModel model = new ScriptedChatModel(request -> SopLikeModel.answer(request).after(latency));
+             BenchRig rig = BenchRig.start("bench_agent_backlog")) {
+            var chat = AgentPolicy.bounded(OpenAiChatModel.builder().baseUrl(model.baseUrl()).apiKey("bench")
+                    .modelName("scripted").timeout(timeout).maxRetries(0).build(), inFlight);
+            rig.startWorker(new AgentPolicy(chat, "scripted", client -> Harness.CLIENT_A, client -> null,
+                    new AgentMetrics(new SimpleMeterRegistry(), Set.of("client-a"))), rig.loadLock(),
+                    new dev.loadflow.worker.consume.QueueConsumer.Settings(inFlight, 1, 1, BenchRig.LINGER,
+                            Duration.ofSeconds(1), deadline, Duration.ofSeconds(1)));
+            rig.startDispatcher();
+
+            long start = System.nanoTime();
+            for (int i = 0; i < eventsPerLoad; i++) {
+                for (int l = 0; l < loads; l++) {
+                    rig.queue.enqueue(dev.loadflow.store.queue.QueueMessage.of(EndToEndBenchmark.event("L" + l, i)));
+                }
+            }
+            long inbound = (long) loads * eventsPerLoad;
+            long limit = Math.max(TimeUnit.MINUTES.toNanos(10), latency.toNanos() * inbound / inFlight * 3);
+            String decidedInbound = "SELECT count(*) FROM event_log WHERE kind = 'decision' AND entry_id ~ '^dec:e[0-9]+$'";
+            while (rig.count(decidedInbound) < inbound) {
+                Thread.sleep(100);
+                assertThat(System.nanoTime() - start).as("the backlog decided in time").isLessThan(limit);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            while (rig.count("SELECT (SELECT count(*) FROM load_queue) + (SELECT count(*) FROM outbox WHERE status = 'pending')") > 0) {
+                Thread.sleep(100);
+                assertThat(System.nanoTime() - start).isLessThan(limit);
+            }
+
+            long byModel = rig.count("SELECT count(*) FROM event_log WHERE kind = 'decision' AND body->>'decidedBy' = 'llm'");
+            double abandoned = rig.counted("loadflow.worker.runs.abandoned");
+            double wasted = rig.counted("loadflow.policy.llm.wasted.decisions");
+            assertThat(byModel).as("each inbound event decided by the model").isEqualTo(inbound);
+            assertThat(model.calls()).as("one call per decision: none for a run that finished").isEqualTo((int) byModel);
+            assertThat(abandoned).as("no run passed its deadline").isZero();
+            String table = String.format("""
+
+                    == the agent on a backlog: %d cores, %s, model latency %d ms, %d calls in flight ==
+                    inbound events queued at once      %8d (%d loads)
+                    model timeout / run deadline       %8s / %s
+                    model calls                        %8d
+                    runs abandoned at the deadline     %8.0f
+                    decisions not logged (races)       %8.0f
+                    inbound events decided per second  %8.1f
+                    backlog decided in s               %8.1f
+                    """, Runtime.getRuntime().availableProcessors(), PostgresServer.get(), latency.toMillis(), inFlight,
+                    inbound, loads, timeout, deadline, model.calls(), abandoned, wasted, inbound / seconds, seconds);
+            System.out.println(table);
+            Files.createDirectories(Path.of("target"));
+            Files.writeString(Path.of("target", "benchmark-agent-backlog-" + latency.toSeconds() + "s.txt"), table);
         }
     }
 }

@@ -128,19 +128,28 @@ final class BenchRig implements AutoCloseable {
 
     /** Starts a load worker deciding with {@code policy}, {@code lock} around each run. */
     void startWorker(dev.loadflow.model.policy.DecisionPolicy policy, LoadLock lock) {
+        startWorker(policy, lock, new QueueConsumer.Settings(8, Integer.getInteger("loadflow.bench.batch-size", 64),
+                Integer.getInteger("loadflow.bench.per-load", 10), LINGER, Duration.ofSeconds(1), Duration.ofMinutes(2),
+                Duration.ofSeconds(1)));
+    }
+
+    /** Starts a load worker deciding with {@code policy}, {@code lock} around each run, its loop as {@code settings} say. */
+    void startWorker(dev.loadflow.model.policy.DecisionPolicy policy, LoadLock lock, QueueConsumer.Settings settings) {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, policy, CLOCK, lock, 5, metrics);
         PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(pool, CLOCK),
                 new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
-        QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(8,
-                Integer.getInteger("loadflow.bench.batch-size", 64), Integer.getInteger("loadflow.bench.per-load", 10), LINGER,
-                Duration.ofSeconds(1), Duration.ofMinutes(2),
-                Duration.ofSeconds(1)), CLOCK);
+        QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, settings, CLOCK);
         consumer.start();
         consumers.add(consumer);
     }
 
     /** The lock per load (a lease row) (as {@code loadflow.worker.load-lock.enabled}). */
+    /** What the counter {@code name} has counted in this rig's services so far. */
+    double counted(String name) {
+        return registry.find(name).counters().stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+    }
+
     LoadLock loadLock() {
         return new dev.loadflow.worker.lock.PgLeaseLock(pool, CLOCK, Duration.ofMinutes(3));
     }

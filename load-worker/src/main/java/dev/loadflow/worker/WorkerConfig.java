@@ -13,18 +13,19 @@ public interface WorkerConfig {
 
     /**
      * How many batches one instance runs at once; up to {@code concurrency × batch-size} loads
-     * are in flight, each with up to {@link #perLoad} messages.
+     * are in flight, each with up to {@link #perLoad} messages. Unset: 8, and with the LLM
+     * policy {@code loadflow.policy.llm.max-concurrency} (each run its own batch, one model call
+     * in flight for each).
      */
-    @WithDefault("8")
-    int concurrency();
+    Optional<Integer> concurrency();
 
     /**
-     * How many loads one receive takes and runs together: one read and one append for the batch.
-     * 1 runs each load on its own, which suits a policy that calls out (an LLM agent), since a
-     * batch decides one event after the other. On SQS each load is a receive call of its own.
+     * How many loads one receive takes and runs together: one read and one append for the batch,
+     * and one run deadline for all of it. Unset: 64, and 1 with the LLM policy, so that the
+     * deadline is each run's own: a run that waits minutes for a model holds no other load's
+     * run past it. On SQS each load is a receive call of its own.
      */
-    @WithDefault("64")
-    int batchSize();
+    Optional<Integer> batchSize();
 
     /**
      * How many queued messages of one load a batch may take at once, in order: a busy load's

@@ -29,6 +29,7 @@ import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
@@ -39,6 +40,9 @@ import java.util.stream.Stream;
 /** Wires the plain-Java run and consumer to the Quarkus pool, config and registry. */
 @ApplicationScoped
 public class WorkerProducers {
+
+    private static final Logger LOG = Logger.getLogger(WorkerProducers.class);
+
 
     private static final Duration SQS_MAX_VISIBILITY = Duration.ofHours(12);
 
@@ -142,15 +146,21 @@ public class WorkerProducers {
                     + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
                     + "), or a message would be redelivered while its run is still going");
         }
-        int perLoad = config.perLoad().orElse(
-                queueConfig.kind() == QueueConfig.Kind.SQS || policy.kind() == PolicyConfig.Kind.LLM ? 1 : 10);
-        if (config.concurrency() < 1 || config.batchSize() < 1 || perLoad < 1) {
+        boolean llm = policy.kind() == PolicyConfig.Kind.LLM;
+        int perLoad = config.perLoad().orElse(queueConfig.kind() == QueueConfig.Kind.SQS || llm ? 1 : 10);
+        // with a model, each run is a batch of its own under its own deadline, one per model call in flight
+        int batchSize = config.batchSize().orElse(llm ? 1 : 64);
+        int concurrency = config.concurrency().orElse(llm ? policy.llm().maxConcurrency() : 8);
+        if (concurrency < 1 || batchSize < 1 || perLoad < 1) {
             throw new IllegalStateException("loadflow.worker.concurrency, loadflow.worker.batch-size and "
-                    + "loadflow.worker.per-load must be at least 1, got " + config.concurrency() + ", "
-                    + config.batchSize() + " and " + perLoad);
+                    + "loadflow.worker.per-load must be at least 1, got " + concurrency + ", " + batchSize + " and " + perLoad);
         }
-        return new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(config.concurrency(),
-                config.batchSize(), perLoad, config.linger(), config.pollWait(), config.runDeadline(),
-                config.retryDelay()), clock);
+        if (llm && (long) concurrency * batchSize > policy.llm().maxConcurrency()) {
+            LOG.warnf("loadflow.worker.concurrency × batch-size (%d) is more than loadflow.policy.llm.max-concurrency (%d): "
+                    + "runs wait for a model slot within their run deadline", (long) concurrency * batchSize,
+                    policy.llm().maxConcurrency());
+        }
+        return new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(concurrency, batchSize, perLoad,
+                config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay()), clock);
     }
 }

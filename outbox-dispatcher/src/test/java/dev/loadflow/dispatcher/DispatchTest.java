@@ -471,6 +471,35 @@ class DispatchTest {
         assertThat(outcome(queued(pool, load, "out:" + id + ":failed")).failure()).contains("unreadable payload");
     }
 
+    /**
+     * An internal action that cannot be applied (a timer row without its fire time) dies at once:
+     * never a Hero task, on-call is paged, and its failed outcome carries the decision's
+     * correlation id and names the row as its cause.
+     */
+    @Test
+    void anInternalActionThatCannotBeAppliedDiesAndPagesOnCallWithItsIdsOnTheOutcome() {
+        String load = newLoadId();
+        String id = load + "/" + Staging.ASK + "/1/set_timer";
+        Instant now = clock.instant();
+        InboundEvent ping = new InboundEvent("ping_0700", load, now, now, "corr-" + load, null,
+                new EventPayload.LocationPing(dev.loadflow.model.event.Risk.HIGH, 1, 1));
+        events.append(load, List.of(ping), 0, List.of(new OutboxMessage(id, load, "set_timer", Channel.INTERNAL,
+                "{\"type\":\"set_timer\",\"subject\":\"" + Staging.ASK + "\",\"attempt\":1}", now, "corr-" + load,
+                "ping_0700")));
+
+        OutboxRow dead = awaitStatus(outbox, id, OutboxStatus.DEAD);
+
+        assertThat(dead.correlationId()).isEqualTo("corr-" + load);
+        assertThat(dead.causationId()).isEqualTo("ping_0700");
+        assertThat(count(pool, "SELECT count(*) FROM ops_alert WHERE outbox_id = $1 AND kind = 'action_dead'", id))
+                .as("on-call is paged").isOne();
+        assertThat(count(pool, "SELECT count(*) FROM outbox WHERE load_id = $1", load)).as("no Hero task").isOne();
+        InboundEvent failed = EventCodec.decode(queued(pool, load, "out:" + id + ":failed"));
+        assertThat(failed.correlationId()).as("the decision's correlation id goes on").isEqualTo("corr-" + load);
+        assertThat(failed.causationId()).as("caused by the row").isEqualTo(id);
+        assertThat(((EventPayload.ActionOutcome) failed.payload()).heroChannel()).as("on-call was paged: the load raises no Hero task for it").isTrue();
+    }
+
     @ParameterizedTest(name = "{0} {1} {2} → {3}")
     @CsvSource(delimiter = '|', textBlock = """
             nobody   | GET  | /admin/outbox/dead                 | 401

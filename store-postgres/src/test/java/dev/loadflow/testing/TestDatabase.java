@@ -35,6 +35,14 @@ public final class TestDatabase implements AutoCloseable {
         return "postgresql://" + server.host() + ":" + server.port() + "/" + name;
     }
 
+    public String host() {
+        return server.host();
+    }
+
+    public int port() {
+        return server.port();
+    }
+
     public String user() {
         return server.user();
     }

@@ -147,7 +147,9 @@ public final class QueueConsumer {
                 running.cancel(true);
                 LOG.warnf("runs for %s passed their deadline of %s: abandoned, messages given back", describe(events),
                         settings.runDeadline());
-                firstOfEachLoad(admitted).forEach(a -> giveBackUnlessHeld(a, "passed the run deadline", settings.retryDelay()));
+                List<Admitted> runs = firstOfEachLoad(admitted);
+                metrics.abandoned(runs.size());
+                runs.forEach(a -> giveBackUnlessHeld(a, "passed the run deadline", settings.retryDelay()));
                 return;
             } catch (ExecutionException e) {
                 LOG.errorf(e.getCause(), "runs for %s failed", describe(events));

@@ -12,7 +12,7 @@ import java.util.Map;
  * The worker's run metrics, registered at start-up so every series exists from the first
  * scrape: {@code loadflow.worker.runs{result}}, {@code loadflow.worker.conflicts},
  * {@code loadflow.worker.run.duration{result}}, {@code loadflow.worker.parked}, {@code loadflow.worker.held},
- * {@code loadflow.worker.batch.size}.
+ * {@code loadflow.worker.runs.abandoned}, {@code loadflow.worker.batch.size}.
  */
 public final class WorkerMetrics {
 
@@ -23,6 +23,7 @@ public final class WorkerMetrics {
     private final Counter held;
     private final Counter duplicateActionKeys;
     private final Counter wastedModelCalls;
+    private final Counter abandoned;
     private final DistributionSummary batches;
 
     public WorkerMetrics(MeterRegistry registry) {
@@ -50,9 +51,18 @@ public final class WorkerMetrics {
                 .description("Decisions a model was asked for that were not logged: their run lost a race for the load "
                         + "(a conflict), so the load was decided again")
                 .register(registry);
+        abandoned = Counter.builder("loadflow.worker.runs.abandoned")
+                .description("Loads whose run passed loadflow.worker.run-deadline and was given back undecided "
+                        + "(with the LLM policy: a model slower than the deadline allows)")
+                .register(registry);
         batches = DistributionSummary.builder("loadflow.worker.batch.size")
                 .description("Messages run together from one receive (one log read and one append for them all)")
                 .register(registry);
+    }
+
+    /** {@code loads} runs abandoned at the run deadline. */
+    public void abandoned(int loads) {
+        abandoned.increment(loads);
     }
 
     public void batch(int size) {

@@ -82,7 +82,12 @@ class BatchRunTest {
         for (InboundEvent event : batch) {
             LoadLog log = events.read(event.loadId());
             assertThat(log.entries()).extracting(e -> e.entry().entryId()).containsExactly(event.eventId(), "dec:" + event.eventId());
-            assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE load_id = '" + event.loadId() + "'")).isEqualTo(1);
+            assertThat(PG.database().rows("SELECT correlation_id, causation_id FROM outbox WHERE load_id = ?", event.loadId()))
+                    .as("the row carries its event's correlation id and names the event as its cause").singleElement()
+                    .satisfies(row -> {
+                        assertThat(row.get("correlation_id")).isEqualTo(event.correlationId());
+                        assertThat(row.get("causation_id")).isEqualTo(event.eventId());
+                    });
         }
         assertThat(registry.get("loadflow.worker.runs").tag("result", "decided").counter().count()).isEqualTo(3);
     }
@@ -334,5 +339,34 @@ class BatchRunTest {
             appends.incrementAndGet();
             return delegate.appendAll(batch);
         }
+    }
+
+    /**
+     * Another writer appends to the load's log while every decision is made (a real race, not a
+     * stub): each append finds the log moved, the run decides again up to its conflict retries,
+     * then leaves the event for redelivery having written nothing of it.
+     */
+    @Test
+    void aRunThatConflictsOnEveryAttemptIsLeftForRedeliveryAndWritesNothing() {
+        String load = newLoadId();
+        AtomicInteger decisions = new AtomicInteger();
+        LoadRun run = new LoadRun(events, (event, state, now) -> {
+            int n = decisions.incrementAndGet();
+            InboundEvent other = reply(load, "other_" + n);
+            events.append(load, List.of(other), events.read(load).version(), List.of());
+            return ask(event);
+        }, clock, LoadLock.NONE, 2, metrics);
+
+        RunOutcome outcome = run.process(reply(load, "contested"));
+
+        assertThat(outcome.result()).isEqualTo(RunResult.CONFLICT_RETRIED);
+        assertThat(outcome.result().ack()).as("given back, not acked").isFalse();
+        assertThat(outcome.conflicts()).isEqualTo(3);
+        assertThat(decisions).as("decided once per attempt: the first and two retries").hasValue(3);
+        assertThat(events.read(load).entries()).extracting(e -> e.entry().entryId())
+                .containsExactly("other_1", "other_2", "other_3");
+        assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE load_id = '" + load + "'")).isZero();
+        assertThat(registry.get("loadflow.worker.conflicts").counter().count()).isEqualTo(3);
+        assertThat(registry.get("loadflow.worker.runs").tag("result", "conflict_retried").counter().count()).isOne();
     }
 }

@@ -27,7 +27,8 @@ public final class DatabaseUnreachable {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof ConnectException || t instanceof SocketException || t instanceof TimeoutException
                     || t instanceof ClosedConnectionException || t instanceof io.netty.channel.ConnectTimeoutException
-                    || (t instanceof VertxException && t.getMessage() != null && t.getMessage().startsWith("Timeout"))) {
+                    || (t instanceof VertxException && t.getMessage() != null && t.getMessage().startsWith("Timeout"))
+                    || t instanceof dev.loadflow.store.pg.SilentLinkException || isClosedPool(t)) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -35,6 +36,11 @@ public final class DatabaseUnreachable {
             }
         }
         return false;
+    }
+
+    /** A statement that waited on a pool closed under it: its link went silent ({@link SilentLinkPool}). */
+    private static boolean isClosedPool(Throwable t) {
+        return (t instanceof IllegalStateException || t instanceof VertxException) && "Pool closed".equals(t.getMessage());
     }
 
     /** The answer to a request the database could not be asked: {@code 503} problem+json with {@code Retry-After}. */

@@ -2,10 +2,13 @@ package dev.loadflow.service.store;
 
 import io.quarkus.reactive.pg.client.PgPoolCreator;
 import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnectOptions;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
+import java.time.Duration;
 import java.util.ArrayList;
 
 /**
@@ -16,16 +19,33 @@ import java.util.ArrayList;
  * second time: {@code IllegalStateException: Result is already complete}, logged by Vert.x for
  * every query of an outage. A connection attempt still ends on its own connect timeout, and
  * every caller waits under its own deadline (a run's, a send's lease).
+ *
+ * <p>A link that goes silent is found out by {@link SilentLinkPool} within
+ * {@code loadflow.db.link-timeout}, and a connection attempt ends after as long.
  */
 @Singleton
 public class PoolWithoutAcquireTimer implements PgPoolCreator {
 
+    private final Duration linkTimeout;
+
+    PoolWithoutAcquireTimer(@ConfigProperty(name = "loadflow.db.link-timeout", defaultValue = "PT5S") Duration linkTimeout) {
+        if (linkTimeout.isNegative() || linkTimeout.isZero()) {
+            throw new IllegalArgumentException("loadflow.db.link-timeout must be positive, got " + linkTimeout);
+        }
+        this.linkTimeout = linkTimeout;
+    }
+
     @Override
     public Pool create(Input input) {
-        return PgBuilder.pool()
+        ArrayList<SqlConnectOptions> servers = new ArrayList<>();
+        for (PgConnectOptions options : input.pgConnectOptionsList()) {
+            options.setConnectTimeout((int) linkTimeout.toMillis());
+            servers.add(options);
+        }
+        return new SilentLinkPool(() -> PgBuilder.pool()
                 .with(input.poolOptions().setConnectionTimeout(0))
-                .connectingTo(new ArrayList<SqlConnectOptions>(input.pgConnectOptionsList()))
+                .connectingTo(servers)
                 .using(input.vertx())
-                .build();
+                .build(), input.vertx(), linkTimeout);
     }
 }

@@ -23,15 +23,24 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
     /** Init arg: {@code "false"} leaves the database unmigrated (a migration Job that has not run yet). */
     public static final String MIGRATE = "migrate";
 
+    /**
+     * Init arg: {@code "flowing"} or {@code "stalled"} puts an {@link UnreliableLink} between the
+     * service and its database (the test breaks it through {@link #link()}), flowing or silent
+     * from the service's start.
+     */
+    public static final String LINK = "link";
+
     /** The login role the services under test connect as: a member of {@code loadflow_app}. */
     public static final String SERVICE_ROLE = "loadflow_service_test";
     private static final String SERVICE_PASSWORD = "service-test-password";
 
     private static volatile TestDatabase current;
     private static volatile int managementPort;
+    private static volatile UnreliableLink link;
 
     private TestDatabase database;
     private boolean migrate = true;
+    private String linkState;
 
     /**
      * The database of the running test's service: tests that look at rows use it over JDBC, so
@@ -49,9 +58,15 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
         return managementPort;
     }
 
+    /** The link between the running test's service and its database, with {@link #LINK} set. */
+    public static UnreliableLink link() {
+        return link;
+    }
+
     @Override
     public void init(Map<String, String> initArgs) {
         migrate = Boolean.parseBoolean(initArgs.getOrDefault(MIGRATE, "true"));
+        linkState = initArgs.get(LINK);
     }
 
     @Override
@@ -63,9 +78,20 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
         config.put("quarkus.management.port", String.valueOf(managementPort));
         config.put("quarkus.management.test-port", String.valueOf(managementPort));
         serviceRole(database);
+        String reactiveUrl = database.reactiveUrl();
+        String jdbcUrl = database.jdbcUrl();
+        if (linkState != null) {
+            link = UnreliableLink.to(database.host(), database.port());
+            if (linkState.equals("stalled")) {
+                link.stall();
+            }
+            String through = "127.0.0.1:" + link.port() + "/";
+            reactiveUrl = reactiveUrl.replace(database.host() + ":" + database.port() + "/", through);
+            jdbcUrl = jdbcUrl.replace(database.host() + ":" + database.port() + "/", through);
+        }
         config.putAll(Map.of(
-                "quarkus.datasource.reactive.url", database.reactiveUrl(),
-                "quarkus.datasource.jdbc.url", database.jdbcUrl(),
+                "quarkus.datasource.reactive.url", reactiveUrl,
+                "quarkus.datasource.jdbc.url", jdbcUrl,
                 "quarkus.datasource.username", SERVICE_ROLE,
                 "quarkus.datasource.password", SERVICE_PASSWORD,
                 "quarkus.flyway.username", database.user(),
@@ -97,6 +123,10 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
 
     @Override
     public void stop() {
+        if (link != null) {
+            link.close();
+            link = null;
+        }
         if (database != null) {
             database.close();
         }

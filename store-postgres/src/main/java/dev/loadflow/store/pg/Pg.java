@@ -10,6 +10,9 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
@@ -27,16 +30,43 @@ public final class Pg {
     private Pg() {
     }
 
+    /** How often a waiting statement looks whether its link was given up on. */
+    private static final long SLICE_MILLIS = 200;
+
+    /** How many times a pool's link was given up on so far ({@link #linkWentSilent}). */
+    private static final AtomicLong SILENCES = new AtomicLong();
+
+    /**
+     * Tells the statements waiting now that the link they were sent on went silent (nothing came
+     * back for the pool's link timeout; the pool made its connections anew): each fails with a
+     * {@link SilentLinkException} instead of waiting for an answer that cannot come.
+     */
+    public static void linkWentSilent() {
+        SILENCES.incrementAndGet();
+    }
+
     /**
      * Waits for {@code future}. The stores' contracts are blocking, so this must not run on a
-     * Vert.x event loop, where it would stall the very thread that completes the future.
+     * Vert.x event loop, where it would stall the very thread that completes the future. A
+     * statement still waiting when its link is given up on ({@link #linkWentSilent}) fails with
+     * a {@link SilentLinkException}.
      */
     public static <T> T await(Future<T> future) {
         if (Context.isOnEventLoopThread()) {
             throw new IllegalStateException("store calls block: call them from a worker or virtual thread, not an event loop");
         }
+        long silences = SILENCES.get();
+        var waiting = future.toCompletionStage().toCompletableFuture();
         try {
-            return future.toCompletionStage().toCompletableFuture().get();
+            while (true) {
+                try {
+                    return waiting.get(SLICE_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException stillWaiting) {
+                    if (SILENCES.get() != silences) {
+                        throw new SilentLinkException();
+                    }
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for PostgreSQL", e);
