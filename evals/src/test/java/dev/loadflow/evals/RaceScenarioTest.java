@@ -76,32 +76,41 @@ class RaceScenarioTest extends EvalScenario {
         assertThat(channels().delivered("slack")).hasSize(1);
     }
 
+    /**
+     * Two workers decide the same ping on the same state at once (each policy call waits for the
+     * other's, so both read the log before either appends): one append wins, the other conflicts,
+     * reads again, finds the ping logged and writes nothing. One decision, one SMS.
+     */
     @Test
     void twoWorkerInstancesRacingOnOneLoadDecideOnce() throws Exception {
         at("06:55").assigned().settle();
         at("07:00");
         InboundEvent ping = new InboundEvent("ping_0700", LOAD, h.clock.instant(), h.clock.instant(), "c-1", null,
                 new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6));
-        LoadRun one = h.workerWith(Harness.sop());
-        LoadRun two = h.workerWith(Harness.sop());
-        CyclicBarrier together = new CyclicBarrier(2);
+        CyclicBarrier decidingTogether = new CyclicBarrier(2);
+        List<Long> versionsDecidedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.loadflow.model.policy.DecisionPolicy sop = Harness.sop();
+        dev.loadflow.model.policy.DecisionPolicy together = (event, state, now) -> {
+            versionsDecidedOn.add(state.version());
+            try {
+                decidingTogether.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("the other run never decided", e);
+            }
+            return sop.decide(event, state, now);
+        };
+        LoadRun one = h.workerWith(together);
+        LoadRun two = h.workerWith(together);
 
-        CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> race(one, together, ping));
-        CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> race(two, together, ping));
+        CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> one.process(ping).result());
+        CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> two.process(ping).result());
 
         assertThat(List.of(a.get(), b.get())).containsExactlyInAnyOrder(RunResult.DECIDED, RunResult.DUPLICATE);
+        assertThat(versionsDecidedOn).as("both decided on the same state: they really raced").hasSize(2)
+                .containsOnly(versionsDecidedOn.getFirst());
         at("07:01").settle();
         assertThat(logged("dec:ping_0700")).isEqualTo(1);
         expectSmsKeys(key(1, "send_sms"));
-    }
-
-    private static RunResult race(LoadRun run, CyclicBarrier together, InboundEvent event) {
-        try {
-            together.await();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        return run.process(event).result();
     }
 
     @Test
