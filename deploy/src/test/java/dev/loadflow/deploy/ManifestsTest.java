@@ -211,7 +211,11 @@ class ManifestsTest {
             assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
             for (var probe : List.of(c.getStartupProbe(), c.getLivenessProbe(), c.getReadinessProbe())) {
                 assertThat(probe.getHttpGet().getPort().getStrVal()).as("probes use the management port").isEqualTo("management");
+                assertThat(probe.getTimeoutSeconds()).as("no probe times out at the 1 s default").isGreaterThanOrEqualTo(5);
             }
+            assertThat(c.getReadinessProbe().getTimeoutSeconds())
+                    .as("readiness waits longer than its checks' own limit (a database login gives up after 8 s)")
+                    .isGreaterThan(8);
             assertThat(c.getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
                     .containsExactlyInAnyOrder("http:8080", "management:9000");
             assertThat(c.getResources().getLimits().get("memory"))
@@ -253,8 +257,9 @@ class ManifestsTest {
                 .containsExactlyInAnyOrder("ingress-nginx:8080", "monitoring:9000");
         assertThat(console.getSpec().getEgress()).extracting(rule -> rule.getPorts().stream()
                         .map(p -> p.getPort().getIntVal()).toList())
-                .containsExactlyInAnyOrder(List.of(53, 53), List.of(5432), List.of(8080));
-        var toApis = console.getSpec().getEgress().stream().filter(rule -> rule.getTo() != null && !rule.getTo().isEmpty())
+                .containsExactlyInAnyOrder(List.of(53, 53), List.of(5432), List.of(4317), List.of(8080));
+        var toApis = console.getSpec().getEgress().stream()
+                .filter(rule -> rule.getPorts().getFirst().getPort().getIntVal() == 8080)
                 .findFirst().orElseThrow().getTo().getFirst().getPodSelector().getMatchExpressions().getFirst();
         assertThat(toApis.getValues()).containsExactlyInAnyOrder("load-worker", "outbox-dispatcher");
         assertThat(policies.get("loadflow").getSpec().getPodSelector().getMatchExpressions())
@@ -457,13 +462,51 @@ class ManifestsTest {
         }
     }
 
+    /**
+     * The connection budget: every Deployment at its autoscaler's maximum, each pod with its
+     * reactive pool, its JDBC pool and its LISTEN connection, plus the migration Job (2) and
+     * KEDA's and an operator's sessions (2), fits PostgreSQL's default 100 less the 3 reserved.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    void theFleetAtItsMaximaFitsTheDefaultConnectionBudget(String overlay) throws IOException {
+        List<HasMetadata> objects = typed(overlay);
+        Map<String, Integer> maxima = new TreeMap<>();
+        ofType(objects, io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler.class)
+                .forEach(h -> maxima.put(h.getSpec().getScaleTargetRef().getName(), h.getSpec().getMaxReplicas()));
+        ofKind(objects, "ScaledObject").forEach(o -> maxima.put(spec(o).path("scaleTargetRef").path("name").asText(),
+                spec(o).path("maxReplicaCount").asInt()));
+        int connections = 2 + 2;
+        StringBuilder budget = new StringBuilder();
+        for (Deployment d : ofType(objects, Deployment.class)) {
+            String name = d.getMetadata().getName();
+            Map<String, String> env = d.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                    .filter(e -> e.getValue() != null).collect(Collectors.toMap(e -> e.getName(), e -> e.getValue()));
+            assertThat(env).as(name + " sets its pools").containsKeys("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE",
+                    "QUARKUS_DATASOURCE_JDBC_MAX_SIZE");
+            int perPod = Integer.parseInt(env.get("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE"))
+                    + Integer.parseInt(env.get("QUARKUS_DATASOURCE_JDBC_MAX_SIZE")) + 1;
+            int replicas = maxima.getOrDefault(name, d.getSpec().getReplicas());
+            connections += replicas * perPod;
+            budget.append(name).append(' ').append(replicas).append(" x ").append(perPod).append("; ");
+        }
+        assertThat(connections).as("connections at the maxima (%s)", budget).isLessThanOrEqualTo(100 - 3);
+    }
+
     @Test
     void theWorkerOutlivesARunWhenItIsStopped() throws IOException {
         Deployment worker = ofType(typed("jvm"), Deployment.class).stream()
                 .filter(d -> d.getMetadata().getName().equals("load-worker")).findFirst().orElseThrow();
 
         long runDeadline = 120;
-        assertThat(worker.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isGreaterThan(runDeadline);
+        var pod = worker.getSpec().getTemplate().getSpec();
+        long preStop = pod.getContainers().getFirst().getLifecycle().getPreStop().getSleep().getSeconds();
+        long consumerGrace = Duration.parse(pod.getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getName().equals("LOADFLOW_WORKER_SHUTDOWN_GRACE")).findFirst().orElseThrow().getValue()).toSeconds();
+        assertThat(consumerGrace).as("in-flight runs may finish").isGreaterThan(runDeadline);
+        // the preStop, the consumer's grace, 10 s to abandon what is left, and a margin of 20 s at least
+        assertThat(pod.getTerminationGracePeriodSeconds()).as("the shutdown fits in the grace with room to spare")
+                .isGreaterThanOrEqualTo(preStop + consumerGrace + 10 + 20);
         assertThat(worker.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
     }
 
@@ -481,6 +524,8 @@ class ManifestsTest {
         for (PodDisruptionBudget pdb : ofType(objects, PodDisruptionBudget.class)) {
             assertThat(podLabels.values()).anySatisfy(labels ->
                     assertThat(labels).containsAllEntriesOf(pdb.getSpec().getSelector().getMatchLabels()));
+            assertThat(pdb.getSpec().getMinAvailable()).as("a drain may not take all but one of a scaled fleet").isNull();
+            assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
         }
         List<String> targets = overlay.equals("plain")
                 ? ofType(objects, io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler.class).stream()
@@ -488,6 +533,9 @@ class ManifestsTest {
                 : ofKind(objects, "ScaledObject").stream().map(s -> spec(s).path("scaleTargetRef").path("name").asText()).toList();
         assertThat(targets).containsExactlyInAnyOrder("load-worker", "outbox-dispatcher");
         assertThat(podLabels).containsKeys(targets.toArray(String[]::new));
+        assertThat(ofType(objects, Deployment.class)).filteredOn(d -> targets.contains(d.getMetadata().getName()))
+                .as("an autoscaled Deployment carries no replica count for an apply to reset").hasSize(2)
+                .allSatisfy(d -> assertThat(d.getSpec().getReplicas()).isNull());
         Deployment pump = ofType(objects, Deployment.class).stream()
                 .filter(d -> d.getMetadata().getName().equals("timer-pump")).findFirst().orElseThrow();
         assertThat(pump.getSpec().getReplicas()).isBetween(1, 2);

@@ -122,15 +122,12 @@ class AgentBenchmark {
             long inbound = (long) loads * eventsPerLoad;
             long limit = Math.max(TimeUnit.MINUTES.toNanos(10), latency.toNanos() * inbound / inFlight * 3);
             String decidedInbound = "SELECT count(*) FROM event_log WHERE kind = 'decision' AND entry_id ~ '^dec:e[0-9]+$'";
-            while (rig.count(decidedInbound) < inbound) {
-                Thread.sleep(100);
-                assertThat(System.nanoTime() - start).as("the backlog decided in time").isLessThan(limit);
-            }
+            org.awaitility.Awaitility.await("the backlog decided").atMost(Duration.ofNanos(limit))
+                    .pollInterval(Duration.ofMillis(100)).until(() -> rig.count(decidedInbound) >= inbound);
             double seconds = (System.nanoTime() - start) / 1e9;
-            while (rig.count("SELECT (SELECT count(*) FROM load_queue) + (SELECT count(*) FROM outbox WHERE status = 'pending')") > 0) {
-                Thread.sleep(100);
-                assertThat(System.nanoTime() - start).isLessThan(limit);
-            }
+            org.awaitility.Awaitility.await("the outcomes run and the outbox drained").atMost(Duration.ofNanos(limit))
+                    .pollInterval(Duration.ofMillis(100)).until(() -> rig.count(
+                            "SELECT (SELECT count(*) FROM load_queue) + (SELECT count(*) FROM outbox WHERE status = 'pending')") == 0);
 
             long byModel = rig.count("SELECT count(*) FROM event_log WHERE kind = 'decision' AND body->>'decidedBy' = 'llm'");
             double abandoned = rig.counted("loadflow.worker.runs.abandoned");

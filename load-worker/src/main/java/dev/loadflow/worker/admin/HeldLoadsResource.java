@@ -1,7 +1,5 @@
 package dev.loadflow.worker.admin;
 
-import dev.loadflow.model.json.InvalidJsonException;
-import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -27,7 +25,6 @@ import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Loads held at a poison head message, for operators (viewers read, operators change): list
@@ -37,8 +34,6 @@ import java.util.Set;
 @Path("/admin/loads")
 @Produces(MediaType.APPLICATION_JSON)
 public class HeldLoadsResource {
-
-    private static final int MAX_REASON = 500;
 
     private final HeldLoads held;
     private final LoadQueue queue;
@@ -80,17 +75,7 @@ public class HeldLoadsResource {
     @RolesAllowed(Roles.OPERATOR)
     @RunOnVirtualThread
     public Response skip(@PathParam("loadId") String loadId, String body) {
-        String reason;
-        try {
-            reason = JsonReader.parse(body).allowOnly(Set.of("reason")).text("reason").strip();
-        } catch (InvalidJsonException e) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    e.getMessage() + " (expected {\"reason\": \"...\"})", e.field()).response();
-        }
-        if (reason.length() > MAX_REASON) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    "reason is " + reason.length() + " characters; at most " + MAX_REASON, "reason").response();
-        }
+        String reason = OperatorReason.from(body, "why the message is skipped (written in the load's log)");
         AuditRecord audit = audits.of("load.skip", loadId, Map.of("reason", reason));
         return answer(repairs.skip(loadId, reason, audit), audit);
     }

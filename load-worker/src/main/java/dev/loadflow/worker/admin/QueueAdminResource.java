@@ -1,8 +1,6 @@
 package dev.loadflow.worker.admin;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.loadflow.model.json.InvalidJsonException;
-import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -26,7 +24,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Poison messages of the load queue, for operators (viewers read, operators change): list them,
@@ -36,8 +33,6 @@ import java.util.Set;
 @Path("/admin/queue/dead")
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueAdminResource {
-
-    private static final int MAX_REASON = 500;
 
     private final LoadQueue queue;
     private final Audits audits;
@@ -85,18 +80,7 @@ public class QueueAdminResource {
         if (loadId == null || messageId == null) {
             return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).response();
         }
-        String reason;
-        try {
-            reason = JsonReader.parse(body).allowOnly(Set.of("reason")).text("reason").strip();
-        } catch (InvalidJsonException e) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    e.getMessage() + " (expected {\"reason\": \"...\"})", e.field()).response();
-        }
-        if (reason.isEmpty() || reason.length() > MAX_REASON) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    "reason is required: what was done instead of a redrive, 1 to " + MAX_REASON + " characters",
-                    "reason").response();
-        }
+        String reason = OperatorReason.from(body, "what was done instead of a redrive");
         AuditRecord audit = audits.of("queue.acknowledge", loadId + "/" + messageId, Map.of("reason", reason));
         Optional<Long> auditId;
         try {

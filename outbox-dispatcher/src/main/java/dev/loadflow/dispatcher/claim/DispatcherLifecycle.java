@@ -9,6 +9,7 @@ import dev.loadflow.store.outbox.Outbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
 import io.quarkus.runtime.ShutdownEvent;
+import dev.loadflow.service.health.SchemaGate;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,9 +46,12 @@ public class DispatcherLifecycle {
     private final MeterRegistry registry;
     private final MetricsFreshness freshness;
 
+    private final SchemaGate gate;
+
     DispatcherLifecycle(DispatchLoop loop, DispatcherConfig config, Outbox outbox, Clock clock, MeterRegistry registry,
-                        MetricsFreshness freshness) {
+                        MetricsFreshness freshness, SchemaGate gate) {
         this.loop = loop;
+        this.gate = gate;
         this.freshness = freshness;
         this.config = config;
         this.outbox = outbox;
@@ -76,7 +80,8 @@ public class DispatcherLifecycle {
 
     void start(@Observes StartupEvent event) {
         if (config.enabled()) {
-            loop.start();
+            // only on a schema this build runs on (the schema gate)
+            gate.whenOpen(loop::start, () -> loop.stop(Duration.ofSeconds(15)));
         } else {
             LOG.info("loadflow.dispatcher.enabled=false: not dispatching");
         }

@@ -4,16 +4,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
 
 /**
- * Ready only when the schema is at the version this build expects: no migration pending. On
- * Kubernetes the migration Job applies them and the services wait here; locally the services
- * migrate at start ({@code loadflow.db.migrate-at-start}, {@link MigrateAtStart}). Once the
- * schema is found current it stays so for this process (a schema does not go back), so the
- * probe stops asking Flyway, whose JDBC connections are the ones a database restart leaves
- * stale the longest; whether the database answers is the datasource checks' to say.
+ * Ready only while the {@link SchemaGate} is open: the schema is this build's, or ahead of it by
+ * migrations it can run on. On Kubernetes the migration Job applies the migrations and the
+ * services wait here; locally they migrate at start ({@code loadflow.db.migrate-at-start},
+ * {@link MigrateAtStart}). The probe answers from the gate's last reading, and asks the database
+ * itself only while the gate has no reading; whether the database answers is the datasource
+ * checks' to say.
  */
 @Readiness
 @ApplicationScoped
@@ -21,33 +19,31 @@ public class MigrationsReadinessCheck implements HealthCheck {
 
     static final String NAME = "loadflow-migrations";
 
-    private final Flyway flyway;
-    private volatile String currentVersion;
+    private final SchemaGate gate;
 
-    MigrationsReadinessCheck(Flyway flyway) {
-        this.flyway = flyway;
+    MigrationsReadinessCheck(SchemaGate gate) {
+        this.gate = gate;
     }
 
     @Override
     public HealthCheckResponse call() {
-        if (currentVersion != null) {
-            return HealthCheckResponse.named(NAME).up().withData("schemaVersion", currentVersion).withData("pending", 0).build();
+        SchemaGate.Reading reading = gate.reading();
+        if (reading.standing() == SchemaGate.Standing.UNKNOWN) {
+            // not read yet (or the database did not answer): look now rather than say nothing
+            reading = gate.look();
         }
-        try {
-            var info = flyway.info();
-            MigrationInfo current = info.current();
-            MigrationInfo[] pending = info.pending();
-            boolean up = current != null && pending.length == 0;
-            if (up) {
-                currentVersion = current.getVersion().toString();
-            }
-            return HealthCheckResponse.named(NAME)
-                    .status(up)
-                    .withData("schemaVersion", current == null ? "none" : current.getVersion().toString())
-                    .withData("pending", pending.length)
-                    .build();
-        } catch (RuntimeException e) {
-            return HealthCheckResponse.named(NAME).down().withData("error", e.getClass().getSimpleName()).build();
+        var response = HealthCheckResponse.named(NAME)
+                .status(reading.standing().open())
+                .withData("standing", reading.standing().name().toLowerCase(java.util.Locale.ROOT))
+                .withData("schemaVersion", reading.database() <= 0 ? "none" : Integer.toString(reading.database()))
+                .withData("buildVersion", Integer.toString(reading.build()))
+                .withData("pending", Math.max(0, reading.pending()));
+        if (reading.floor() >= 0) {
+            response.withData("floor", Integer.toString(reading.floor()));
         }
+        if (reading.error() != null) {
+            response.withData("error", reading.error());
+        }
+        return response.build();
     }
 }

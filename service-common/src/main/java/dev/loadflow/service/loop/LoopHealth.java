@@ -17,13 +17,20 @@ public final class LoopHealth {
                 .withData("enabled", enabled).build();
     }
 
-    /** Up when the loop runs and began a pass less than {@code limit} ago, or when it is switched off. */
+    /**
+     * Up when the loop runs and began a pass less than {@code limit} ago, or when it is not meant
+     * to run: switched off, not started yet (the schema gate waits for a migration) or stopped.
+     * Only a loop that should be going round and is not fails: a restart may help it, and
+     * nothing else does.
+     */
     public static HealthCheck alive(String name, boolean enabled, ServiceLoop loop, Duration limit) {
         return () -> {
             Duration since = loop.sinceLastLoop();
+            boolean meantToRun = enabled && loop.meantToRun();
             return HealthCheckResponse.named(name)
-                    .status(!enabled || (loop.running() && since.compareTo(limit) < 0))
-                    .withData("enabled", enabled).withData("sinceLastLoopMillis", since.toMillis()).build();
+                    .status(!meantToRun || (loop.running() && since.compareTo(limit) < 0))
+                    .withData("enabled", enabled).withData("meantToRun", meantToRun)
+                    .withData("sinceLastLoopMillis", since.toMillis()).build();
         };
     }
 }

@@ -29,6 +29,7 @@ public final class ServiceLoop {
     private final Clock clock;
     private final Logger log;
     private volatile boolean running;
+    private volatile boolean stopped;
     private volatile Instant lastLoop;
     private Thread thread;
 
@@ -56,6 +57,14 @@ public final class ServiceLoop {
         return running && current != null && current.isAlive();
     }
 
+    /**
+     * Whether the loop is meant to be going round: started and not stopped. A loop not started
+     * yet (waiting for the schema gate) or stopped on purpose is not; one whose thread died is.
+     */
+    public synchronized boolean meantToRun() {
+        return thread != null && !stopped;
+    }
+
     /** How long ago the loop last began a pass: the loop's liveness. */
     public Duration sinceLastLoop() {
         return Duration.between(lastLoop, clock.instant());
@@ -66,6 +75,7 @@ public final class ServiceLoop {
      * thread. Returns whether it ended.
      */
     public boolean stop(Duration timeout) {
+        stopped = true;
         running = false;
         waiter.wake();
         Thread current;

@@ -114,18 +114,29 @@ class ServiceLoopTest {
     }
 
     @Test
-    void aSwitchedOffLoopIsHealthyAndAStoppedOneIsNot() throws Exception {
+    void aLoopNotMeantToRunIsLiveAndNotReadyAndOneWhoseThreadDiedIsNotLive() throws Exception {
         loop = new ServiceLoop("test-loop", () -> Rest.idle(Duration.ofMinutes(1)), waiter, clock);
         assertThat(LoopHealth.started("off", false, loop).call().getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
         assertThat(LoopHealth.started("on", true, loop).call().getStatus()).as("not started")
                 .isEqualTo(HealthCheckResponse.Status.DOWN);
+        assertThat(LoopHealth.alive("on", true, loop, Duration.ofMinutes(1)).call().getStatus())
+                .as("not started yet (the schema gate waits): nothing a restart would fix").isEqualTo(HealthCheckResponse.Status.UP);
 
         loop.start();
         waiter.next();
         assertThat(loop.stop(Duration.ofSeconds(10))).as("stop ends the wait in progress").isTrue();
         assertThat(loop.running()).isFalse();
+        assertThat(LoopHealth.started("on", true, loop).call().getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
         assertThat(LoopHealth.alive("on", true, loop, Duration.ofMinutes(1)).call().getStatus())
-                .isEqualTo(HealthCheckResponse.Status.DOWN);
+                .as("stopped on purpose").isEqualTo(HealthCheckResponse.Status.UP);
+
+        ServiceLoop dying = new ServiceLoop("dying-loop", () -> {
+            throw new AssertionError("the loop's thread dies");
+        }, waiter, clock);
+        dying.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !dying.running());
+        assertThat(LoopHealth.alive("dying", true, dying, Duration.ofMinutes(1)).call().getStatus())
+                .as("meant to run and not running: a restart may help").isEqualTo(HealthCheckResponse.Status.DOWN);
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.runtime.ShutdownEvent;
+import dev.loadflow.service.health.SchemaGate;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -32,9 +33,12 @@ public class PumpLifecycle {
     private final Clock clock;
     private final MetricsFreshness freshness;
 
+    private final SchemaGate gate;
+
     PumpLifecycle(TimerPump pump, PumpConfig config, TimerStore timers, PumpMetrics metrics, Clock clock,
-                  MetricsFreshness freshness) {
+                  MetricsFreshness freshness, SchemaGate gate) {
         this.pump = pump;
+        this.gate = gate;
         this.freshness = freshness;
         this.config = config;
         this.timers = timers;
@@ -44,7 +48,8 @@ public class PumpLifecycle {
 
     void start(@Observes StartupEvent event) {
         if (config.enabled()) {
-            pump.start();
+            // only on a schema this build runs on (the schema gate)
+            gate.whenOpen(pump::start, pump::stop);
         } else {
             LOG.info("loadflow.pump.enabled=false: not firing timers");
         }
