@@ -26,9 +26,6 @@ public final class EventCodec {
 
     private static final Set<String> INGEST_FIELDS =
             Set.of("eventId", "loadId", "type", "occurredAt", "correlationId", "causationId", "payload");
-    private static final Set<String> STORED_FIELDS =
-            Set.of("eventId", "loadId", "type", "occurredAt", "receivedAt", "correlationId", "causationId", "payload",
-                    "source", "traceparent");
     private static final Pattern PHONE = Pattern.compile("\\+[1-9][0-9]{1,14}");
 
     /** The most characters of an id that names something outside loadflow (correlation, causation). */
@@ -70,15 +67,21 @@ public final class EventCodec {
         String correlationId = r.has("correlationId") ? r.text("correlationId", MAX_ID) : eventId;
         String causationId = r.has("causationId") ? r.text("causationId", MAX_ID) : null;
         return new InboundEvent(eventId, loadId, occurredAt, receivedAt, correlationId, causationId,
-                payload(type, r.object("payload")));
+                payload(type, r.object("payload"), true));
     }
 
-    /** Reads an envelope written by {@link #encode}: all types, every field. */
+    /**
+     * Reads an envelope written by {@link #encode} (a queued message, a logged event): all
+     * types. Tolerant across releases: a field it does not know (one a newer release added, as
+     * {@code traceparent} once was) is passed over, so a message written by the next release
+     * during a rolling upgrade is not taken for poison; every field it needs is still required
+     * and checked.
+     */
     public static InboundEvent decode(JsonNode node) {
-        JsonReader r = JsonReader.of(node, "$").allowOnly(STORED_FIELDS);
+        JsonReader r = JsonReader.of(node, "$");
         EventType type = type(r);
         return new InboundEvent(r.text("eventId"), r.text("loadId"), r.instant("occurredAt"), r.instant("receivedAt"),
-                r.optionalText("correlationId"), r.optionalText("causationId"), payload(type, r.object("payload")),
+                r.optionalText("correlationId"), r.optionalText("causationId"), payload(type, r.object("payload"), false),
                 r.optionalText("source"), r.optionalText("traceparent"));
     }
 
@@ -112,10 +115,11 @@ public final class EventCodec {
                         + Arrays.stream(EventType.values()).map(EventType::wire).collect(Collectors.joining(", "))));
     }
 
-    private static EventPayload payload(EventType type, JsonReader p) {
+    /** @param strict whether a field the payload does not have is refused (ingest) or passed over (stored envelopes) */
+    private static EventPayload payload(EventType type, JsonReader p, boolean strict) {
         return switch (type) {
             case LOAD_ASSIGNED -> {
-                p.allowOnly(Set.of("clientId", "driverPhone", "stage"));
+                allowOnly(p, Set.of("clientId", "driverPhone", "stage"), strict);
                 String clientId = p.text("clientId");
                 if (!CLIENT_ID.matcher(clientId).matches()) {
                     throw new InvalidJsonException(p.field("clientId"), "must be 1 to 63 characters of [a-z0-9-], got '" + clientId + "'");
@@ -123,7 +127,7 @@ public final class EventCodec {
                 yield new EventPayload.LoadAssigned(clientId, phone(p, "driverPhone"), p.text("stage", MAX_STAGE));
             }
             case LOCATION_PING -> {
-                p.allowOnly(Set.of("risk", "lat", "lon"));
+                allowOnly(p, Set.of("risk", "lat", "lon"), strict);
                 String risk = p.text("risk");
                 yield new EventPayload.LocationPing(
                         Risk.fromWire(risk).orElseThrow(() -> new InvalidJsonException(p.field("risk"),
@@ -131,11 +135,11 @@ public final class EventCodec {
                         p.number("lat", -90, 90), p.number("lon", -180, 180));
             }
             case INBOUND_SMS -> {
-                p.allowOnly(Set.of("from", "text"));
+                allowOnly(p, Set.of("from", "text"), strict);
                 yield new EventPayload.InboundSms(phone(p, "from"), p.anyText("text", MAX_SMS_TEXT));
             }
             case TIMER_FIRED -> {
-                p.allowOnly(Set.of("timerId", "askId", "attempt", "fireAt"));
+                allowOnly(p, Set.of("timerId", "askId", "attempt", "fireAt"), strict);
                 String timerId = p.text("timerId");
                 try {
                     TimerId.parse(timerId);
@@ -145,7 +149,7 @@ public final class EventCodec {
                 yield new EventPayload.TimerFired(timerId, p.text("askId"), p.integer("attempt"), p.instant("fireAt"));
             }
             case ACTION_OUTCOME -> {
-                p.allowOnly(Set.of("outboxId", "actionType", "status", "receipt", "failure", "heroChannel"));
+                allowOnly(p, Set.of("outboxId", "actionType", "status", "receipt", "failure", "heroChannel"), strict);
                 String status = p.text("status");
                 yield new EventPayload.ActionOutcome(p.text("outboxId"), p.text("actionType"),
                         OutcomeStatus.fromWire(status).orElseThrow(() -> new InvalidJsonException(p.field("status"),
@@ -155,6 +159,12 @@ public final class EventCodec {
                         p.has("heroChannel") && p.bool("heroChannel"));
             }
         };
+    }
+
+    private static void allowOnly(JsonReader p, Set<String> fields, boolean strict) {
+        if (strict) {
+            p.allowOnly(fields);
+        }
     }
 
     private static String phone(JsonReader p, String name) {

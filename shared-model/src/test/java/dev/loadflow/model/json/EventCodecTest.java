@@ -188,4 +188,28 @@ class EventCodecTest {
         assertThatThrownBy(() -> ActionCodec.decode(base + ",\"webhooks\":[]}"))
                 .isInstanceOf(InvalidJsonException.class).hasMessageContaining("at least one webhook");
     }
+
+    /**
+     * A message the next release wrote, with a field this one does not know, in the envelope and
+     * in its payload (as {@code traceparent} once was new): read, not held as poison, during a
+     * rolling upgrade; a field this release needs is still required. Ingest stays strict.
+     */
+    @org.junit.jupiter.api.Test
+    void aStoredEnvelopeFromTheNextReleaseIsReadAndItsRequiredFieldsAreStillChecked() {
+        String next = """
+                {"eventId": "ping_0700", "loadId": "L-1", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z",
+                 "receivedAt": "2026-11-30T07:00:01Z", "correlationId": "c-1", "tenant": "broker-eu",
+                 "payload": {"risk": "high", "lat": 41.9, "lon": -87.6, "speedKph": 88}}""";
+
+        InboundEvent read = EventCodec.decode(next);
+
+        assertThat(read.eventId()).isEqualTo("ping_0700");
+        assertThat(read.payload()).isEqualTo(new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6));
+        assertThatThrownBy(() -> EventCodec.decode(next.replace("\"risk\": \"high\", ", "")))
+                .isInstanceOf(InvalidJsonException.class).hasMessageContaining("risk");
+        assertThatThrownBy(() -> EventCodec.parseIngest("L-1", """
+                {"eventId": "ping_0700", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z", "tenant": "x",
+                 "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""", java.time.Instant.parse("2026-11-30T07:00:01Z")))
+                .as("ingest refuses what it does not know").isInstanceOf(InvalidJsonException.class).hasMessageContaining("tenant");
+    }
 }
