@@ -3,6 +3,7 @@ package dev.loadflow.service.metrics;
 import dev.loadflow.store.pg.Pg;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connections reserved for superusers). An autoscaled fleet that nears the limit fails to open
  * connections; the alert on their ratio says so first.
  */
+@Startup // its gauges exist from the first scrape, not only once the first refresh made the bean
 @ApplicationScoped
 public class DatabaseConnections {
 
