@@ -128,12 +128,21 @@ class TwilioSmsTest {
             500 | 20500 | Internal Server Error                                    | retryable
             """)
     void twiliosRefusalsAreClassifiedByStatusAndCode(int status, int code, String message, String kind) {
-        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(status).withHeader("Retry-After", "7")
-                .withHeader("Content-Type", "application/json")
-                .withBody("{\"code\": " + code + ", \"message\": \"" + message + "\", \"more_info\": "
-                        + "\"https://www.twilio.com/docs/errors/" + code + "\", \"status\": " + status + "}")));
-
-        SendResult result = sms().send(ASK);
+        // a server of its own per refusal: nothing of another case's exchange can answer this one
+        WireMockServer refusing = new WireMockServer(options().dynamicPort());
+        refusing.start();
+        SendResult result;
+        try {
+            refusing.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(status).withHeader("Retry-After", "7")
+                    .withHeader("Content-Type", "application/json")
+                    .withBody("{\"code\": " + code + ", \"message\": \"" + message + "\", \"more_info\": "
+                            + "\"https://www.twilio.com/docs/errors/" + code + "\", \"status\": " + status + "}")));
+            result = new TwilioSms(new TwilioSms.Account(URI.create(refusing.baseUrl()), ACCOUNT, TOKEN,
+                    Optional.of("+15557770000"), Optional.empty(), Optional.empty(), Duration.ofSeconds(2)),
+                    new VertxHttpTransport(vertx, 4), clock).send(ASK);
+        } finally {
+            refusing.stop();
+        }
 
         switch (kind) {
             case "permanent" -> assertThat(result).isInstanceOfSatisfying(SendResult.Permanent.class, refused ->
