@@ -87,7 +87,7 @@ class ManifestsTest {
 
     /** The image tag an overlay deploys. */
     private static String tag(String overlay) {
-        return overlay.equals("native") ? "0.1.0-native" : "0.1.0-jvm";
+        return overlay.equals("native") ? "0.2.0-native" : "0.2.0-jvm";
     }
 
     private static Deployment deployment(List<HasMetadata> objects, String name) {
