@@ -73,10 +73,19 @@ public final class LocalRun {
      * run's plus {@code portOffset} (so a test's stack does not meet a local run); client A's
      * retry-after; extra {@code -D} options for the load-worker; whether the console runs; whether
      * the channel simulator prints each message it receives (a benchmark's thousands would cost
-     * the load generator's CPU).
+     * the load generator's CPU); whether the channels are the providers' APIs; where the schema's
+     * migrations come from (a Flyway location: this build's, or an earlier release's for an upgrade).
      */
     public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
-                          boolean printDeliveries, boolean providers) {
+                          boolean printDeliveries, boolean providers, String migrations) {
+
+        /** This build's migrations. */
+        public static final String MIGRATIONS = "classpath:db/migration";
+
+        public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
+                       boolean printDeliveries, boolean providers) {
+            this(root, portOffset, retryAfter, workerOptions, console, printDeliveries, providers, MIGRATIONS);
+        }
 
         public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
                        boolean printDeliveries) {
@@ -101,6 +110,12 @@ public final class LocalRun {
             return new Options(Path.of(System.getProperty("loadflow.root", ".")), 0, Duration.ofSeconds(15), List.of(), true,
                     true, providers);
         }
+
+        /** These options with the services of the release at {@code root} and its migrations (an upgrade's starting point). */
+        public Options release(Path root) {
+            return new Options(root, portOffset, retryAfter, workerOptions, console, printDeliveries, providers,
+                    "filesystem:" + root.resolve("store-postgres/src/main/resources/db/migration").toAbsolutePath());
+        }
     }
 
     private final Options options;
@@ -122,6 +137,12 @@ public final class LocalRun {
     private final KeyPair keys = rsa();
     private String viewer;
     private String operator;
+    /** What every service is started with (database, tokens, JWT key, logging, tracing). */
+    private List<String> commonArgs;
+    /** What the three engine services are started with beyond {@link #commonArgs}. */
+    private List<String> engineArgs;
+    /** The services {@link #start} started, of the release at the options' root. */
+    private Engine engine;
 
     public static void main(String[] args) throws Exception {
         boolean exitAfterDemo = List.of(args).contains("--exit-after-demo");
@@ -184,7 +205,11 @@ public final class LocalRun {
      * @return the answer's status
      */
     public int post(HttpClient client, String loadId, String json) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(8081) + "/loads/" + loadId + "/events"))
+        return post(client, port(8081), loadId, json);
+    }
+
+    private int post(HttpClient client, int port, String loadId, String json) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/loads/" + loadId + "/events"))
                         .header("Content-Type", "application/json").header("Authorization", "Bearer " + ingestToken)
                         .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -296,7 +321,7 @@ public final class LocalRun {
                 "-Dquarkus.otel.exporter.otlp.endpoint=" + (otlp == null ? "http://127.0.0.1:4317" : otlp));
         // as on Kubernetes: the migrations run as the schema's owner (here, as the Job would), and the services connect
         // as a member of loadflow_app (made by migration V20: no DDL, the audit trail insert-only)
-        Flyway.configure().dataSource(jdbcUrl, user, password).locations("classpath:db/migration").load().migrate();
+        Flyway.configure().dataSource(jdbcUrl, user, password).locations(options.migrations()).load().migrate();
         step("schema migrated as %s", user);
         sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SERVICES_ROLE + "') THEN CREATE ROLE "
                 + SERVICES_ROLE + " LOGIN IN ROLE loadflow_app; END IF; END $$");
@@ -327,17 +352,9 @@ public final class LocalRun {
             step("providers' APIs: SMS through Twilio's (%s/twilio), Hero Slack through Slack's chat.postMessage, "
                     + "the driver's answer through Twilio's signed webhook", simulatorUrl);
         }
-        for (String[] service : new String[][]{{"load-worker", "8081"}, {"outbox-dispatcher", "8082"}, {"timer-pump", "8083"}}) {
-            List<String> args = new ArrayList<>(common);
-            args.addAll(engine);
-            if (service[0].equals("load-worker")) {
-                args.addAll(options.workerOptions());
-            }
-            launch(root, service[0], Integer.parseInt(service[1]), args);
-        }
-        for (int management : List.of(9081, 9082, 9083)) {
-            awaitReady(port(management));
-        }
+        commonArgs = List.copyOf(common);
+        engineArgs = List.copyOf(engine);
+        this.engine = startEngine(root, 0);
         step("all three services ready");
         if (!options.console()) {
             return;
@@ -354,20 +371,91 @@ public final class LocalRun {
                 "-Dloadflow.console.worker-url=http://127.0.0.1:" + port(8081),
                 "-Dloadflow.console.dispatcher-url=http://127.0.0.1:" + port(8082),
                 "-Dloadflow.console.cookie-secure=false"));
-        launch(root, "ops-console", 8084, console);
+        launch(root, "ops-console", 8084, 0, console);
         awaitReady(port(9084));
         step("ops console ready: %s (sign in with a JWT printed below, or the break-glass token)", consoleUrl());
     }
 
-    private void launch(Path root, String service, int localPort, List<String> options) throws IOException {
+    /**
+     * Starts load-worker, outbox-dispatcher and timer-pump as packaged under {@code root} (this
+     * build's, or an earlier release's beside it for an upgrade) on this run's database, their
+     * ports {@code offset} above this run's, and waits until each is ready.
+     */
+    public Engine startEngine(Path root, int offset) throws Exception {
+        List<Process> started = new ArrayList<>();
+        for (String[] service : new String[][]{{"load-worker", "8081"}, {"outbox-dispatcher", "8082"}, {"timer-pump", "8083"}}) {
+            List<String> args = new ArrayList<>(commonArgs);
+            args.addAll(engineArgs);
+            if (service[0].equals("load-worker")) {
+                args.addAll(options.workerOptions());
+            }
+            started.add(launch(root, service[0], Integer.parseInt(service[1]), offset, args));
+        }
+        Engine engine = new Engine(offset, started);
+        for (int management : List.of(9081, 9082, 9083)) {
+            awaitReady(engine.port(management));
+        }
+        return engine;
+    }
+
+    /** The three services {@link #start} started (of the release at the options' root). */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * Applies this build's migrations, as the migration Job of its release does: on a schema an
+     * earlier release made, while that release's services run.
+     */
+    public void migrate() {
+        Flyway.configure().dataSource(jdbcUrl, dbUser, dbPassword).locations(Options.MIGRATIONS).load().migrate();
+        step("schema migrated to this build's as %s", dbUser);
+    }
+
+    /** The three services of one release, started by {@link #startEngine}. */
+    public final class Engine {
+
+        private final int offset;
+        private final List<Process> processes;
+
+        private Engine(int offset, List<Process> processes) {
+            this.offset = offset;
+            this.processes = processes;
+        }
+
+        /** A port of these services: the local run's ({@code 8081}: the worker's API, {@code 9081}: its management). */
+        public int port(int localPort) {
+            return LocalRun.this.port(localPort) + offset;
+        }
+
+        /** Sends one event of {@code loadId} to this release's ingest API as the demo's source; the answer's status. */
+        public int post(HttpClient client, String loadId, String json) throws IOException, InterruptedException {
+            return LocalRun.this.post(client, port(8081), loadId, json);
+        }
+
+        /** Stops the three as a rollout does: SIGTERM, then each has 30 s to drain and exit before it is killed. */
+        public void stop() throws InterruptedException {
+            processes.forEach(Process::destroy);
+            for (Process p : processes) {
+                if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor();
+                }
+            }
+            synchronized (LocalRun.this) {
+                services.removeAll(processes);
+            }
+        }
+    }
+
+    private Process launch(Path root, String service, int localPort, int engineOffset, List<String> options) throws IOException {
         File jar = root.resolve(service).resolve("target/quarkus-app/quarkus-run.jar").toFile();
         if (!jar.isFile()) {
             throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
         }
         // as the images run it: the heap a container limited to 512Mi gives it (MaxRAMPercentage=75), the serial collector
         List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx384m", "-XX:+UseSerialGC",
-                "-Dquarkus.http.port=" + port(localPort),
-                "-Dquarkus.management.port=" + port(localPort + 1000)));
+                "-Dquarkus.http.port=" + (port(localPort) + engineOffset),
+                "-Dquarkus.management.port=" + (port(localPort + 1000) + engineOffset)));
         // extra JVM options for every service, e.g. a flight recording per service while a benchmark runs:
         // -Dloadflow.local-run.jvm-args='-XX:StartFlightRecording=filename={service}/target/profile.jfr,settings=profile'
         // ({service} is the service's folder)
@@ -379,13 +467,14 @@ public final class LocalRun {
         }
         command.addAll(options);
         command.addAll(List.of("-jar", jar.getPath()));
-        Path logFile = root.resolve(service).resolve(this.options.portOffset() == 0 ? "target/local-run.log"
-                : "target/local-run-" + this.options.portOffset() + ".log");
+        int offset = port(localPort) - localPort + engineOffset;
+        Path logFile = root.resolve(service).resolve(offset == 0 ? "target/local-run.log" : "target/local-run-" + offset + ".log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
         Process process = pb.start();
         services.add(process);
         pids.put(service, process.pid());
-        step("%s starting on :%d (log: %s)", service, port(localPort), root.relativize(logFile));
+        step("%s starting on :%d (log: %s)", service, port(localPort) + engineOffset, logFile);
+        return process;
     }
 
     /** Tells the ADR's story of load {@value #LOAD} through the ingest API and prints what the services say of it. */
