@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,7 +52,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ManifestsTest {
 
     private static final Path K8S = Path.of("k8s");
-    private static final List<String> OVERLAYS = List.of("plain", "jvm", "native", "sqs");
+    private static final List<String> OVERLAYS = List.of("plain", "jvm", "native", "sqs", "site");
     /** The API groups of a cluster with nothing installed. */
     private static final Set<String> BUILT_IN = Set.of("v1", "apps/v1", "batch/v1", "policy/v1", "networking.k8s.io/v1",
             "autoscaling/v2");
@@ -160,7 +161,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
     void everyManifestParsesAsATypedObjectWithNoUnknownField(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
 
@@ -185,7 +186,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
     void everyPodHasItsProbesResourcesAndRunsAsNonRootOnAReadOnlyFilesystem(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
         List<PodSpec> pods = new ArrayList<>();
@@ -280,21 +281,25 @@ class ManifestsTest {
 
     /** Each Secret reaches only the pods that need it: the ingest tokens the worker, the owner's login the Job. */
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
     void eachSecretGoesOnlyToThePodsThatNeedIt(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
+        // the site overlay names them as its secret store does
+        String services = overlay.equals("site") ? "acme-loadflow-services" : "loadflow-secrets";
+        String ingest = overlay.equals("site") ? "acme-loadflow-ingest-tokens" : "loadflow-ingest-tokens";
+        String owner = overlay.equals("site") ? "acme-loadflow-owner" : "loadflow-migrate-secrets";
         Map<String, List<String>> secrets = new TreeMap<>();
         ofType(objects, Deployment.class).forEach(d -> secrets.put(d.getMetadata().getName(), secretsOf(d.getSpec().getTemplate().getSpec())));
         ofType(objects, Job.class).forEach(j -> secrets.put("job", secretsOf(j.getSpec().getTemplate().getSpec())));
 
-        assertThat(secrets.get("load-worker")).contains("loadflow-secrets", "loadflow-ingest-tokens");
-        assertThat(secrets.get("outbox-dispatcher")).contains("loadflow-secrets").doesNotContain("loadflow-ingest-tokens");
-        assertThat(secrets.get("timer-pump")).contains("loadflow-secrets").doesNotContain("loadflow-ingest-tokens");
+        assertThat(secrets.get("load-worker")).contains(services, ingest);
+        assertThat(secrets.get("outbox-dispatcher")).contains(services).doesNotContain(ingest);
+        assertThat(secrets.get("timer-pump")).contains(services).doesNotContain(ingest);
         assertThat(secrets.get("job")).as("the migrations run as the schema's owner, and nothing else runs with it")
-                .containsExactly("loadflow-migrate-secrets");
+                .containsExactly(owner);
         assertThat(secrets).allSatisfy((pod, names) -> {
             if (!pod.equals("job")) {
-                assertThat(names).as(pod).doesNotContain("loadflow-migrate-secrets");
+                assertThat(names).as(pod).doesNotContain(owner);
             }
         });
         assertThat(config(objects)).containsEntry("MP_JWT_VERIFY_AUDIENCES", "loadflow");
@@ -306,7 +311,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
     void everyDeploymentSpreadsOverZonesAndNodesAndDrainsBeforeItStops(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
         Duration shutdown = Duration.parse(config(objects).get("QUARKUS_SHUTDOWN_TIMEOUT"));
@@ -327,7 +332,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
     void eachReleaseHasAMigrationJobOfItsOwn(String overlay) throws IOException {
         Job job = ofType(typed(overlay), Job.class).getFirst();
         String image = job.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage();
@@ -338,14 +343,15 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jvm", "native", "sqs"})
+    @ValueSource(strings = {"jvm", "native", "sqs", "site"})
     void kedaReachesTheDatabaseFromItsOwnNamespaceReadOnlyAndScalesCalmly(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
         String schema = config(objects).get("LOADFLOW_DB_SCHEMA");
         JsonNode auth = spec(named(ofKind(objects, "TriggerAuthentication"), "loadflow-keda"));
         assertThat(auth.path("secretTargetRef").findValuesAsText("parameter"))
                 .containsExactlyInAnyOrder("host", "port", "dbName", "userName", "password", "sslmode");
-        assertThat(auth.path("secretTargetRef").findValuesAsText("name")).containsOnly("loadflow-keda");
+        assertThat(auth.path("secretTargetRef").findValuesAsText("name"))
+                .containsOnly(overlay.equals("site") ? "acme-loadflow-keda" : "loadflow-keda");
 
         for (GenericKubernetesResource scaled : ofKind(objects, "ScaledObject")) {
             JsonNode spec = spec(scaled);
@@ -407,33 +413,13 @@ class ManifestsTest {
                 .containsExactlyInAnyOrderElementsOf(queueUsers);
     }
 
+    /** The Prometheus release label the monitoring objects are selected by is a site's value: the site overlay sets its own. */
     @Test
     void theMonitoringObjectsReleaseLabelIsSetByAnOverlay() throws IOException {
-        Path overlay = Files.createTempDirectory(Path.of("target"), "release-label");
-        Files.writeString(overlay.resolve("kustomization.yaml"), """
-                apiVersion: kustomize.config.k8s.io/v1beta1
-                kind: Kustomization
-                resources:
-                  - %s
-                components:
-                  - %s
-                patches:
-                  - path: release.yaml
-                    target:
-                      kind: ServiceMonitor
-                  - path: release.yaml
-                    target:
-                      kind: PrometheusRule
-                """.formatted(K8S.resolve("base").toAbsolutePath(), K8S.resolve("components/monitoring").toAbsolutePath()));
-        Files.writeString(overlay.resolve("release.yaml"), """
-                - op: replace
-                  path: /metadata/labels/release
-                  value: prometheus
-                """);
-        List<HasMetadata> objects = typed(overlay);
+        List<HasMetadata> objects = typed("site");
 
-        assertThat(ofType(objects, ServiceMonitor.class).getFirst().getMetadata().getLabels()).containsEntry("release", "prometheus");
-        assertThat(ofType(objects, PrometheusRule.class).getFirst().getMetadata().getLabels()).containsEntry("release", "prometheus");
+        assertThat(ofType(objects, ServiceMonitor.class).getFirst().getMetadata().getLabels()).containsEntry("release", "acme-prometheus");
+        assertThat(ofType(objects, PrometheusRule.class).getFirst().getMetadata().getLabels()).containsEntry("release", "acme-prometheus");
     }
 
     @Test
@@ -468,7 +454,7 @@ class ManifestsTest {
      * KEDA's and an operator's sessions (2), fits PostgreSQL's default 100 less the 3 reserved.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
     void theFleetAtItsMaximaFitsTheDefaultConnectionBudget(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
         Map<String, Integer> maxima = new TreeMap<>();
@@ -511,7 +497,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "sqs"})
+    @ValueSource(strings = {"plain", "jvm", "sqs", "site"})
     void servicesBudgetsAndAutoscalersPointAtRealDeployments(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
         Map<String, Map<String, String>> podLabels = ofType(objects, Deployment.class).stream().collect(Collectors.toMap(
@@ -557,7 +543,7 @@ class ManifestsTest {
             assertThat(alert.getLabels()).as(alert.getAlert()).containsKey("severity");
             assertThat(alert.getLabels().get("severity")).as(alert.getAlert()).isIn("critical", "warning");
             assertThat(alert.getAnnotations().get("runbook_url")).as(alert.getAlert())
-                    .isEqualTo("docs/operations.md#" + alert.getAlert().toLowerCase(java.util.Locale.ROOT));
+                    .isEqualTo(runbookUrl(objects) + "#" + alert.getAlert().toLowerCase(java.util.Locale.ROOT));
             assertThat(operations).as("the runbook of " + alert.getAlert() + " is a heading of docs/operations.md")
                     .contains("\n### " + alert.getAlert() + "\n");
             named.addAll(metrics(alert.getExpr().getStrVal()));
@@ -573,6 +559,65 @@ class ManifestsTest {
             }
         }
         Files.writeString(Path.of("target", "prometheus-rules-without-annotations.yaml"), Kustomize.YAML.writeValueAsString(spec));
+    }
+
+    /** Every overlay with the alerts links each runbook with the URL its own loadflow-site sets, absolute, to the alert's heading. */
+    @ParameterizedTest
+    @ValueSource(strings = {"jvm", "native", "sqs", "site"})
+    void runbookLinksAreBuiltFromTheOverlaysOwnBaseUrl(String overlay) throws IOException {
+        List<HasMetadata> objects = typed(overlay);
+        String base = runbookUrl(objects);
+        assertThat(URI.create(base)).as("an absolute https URL").satisfies(uri -> {
+            assertThat(uri.getScheme()).isEqualTo("https");
+            assertThat(uri.getPath()).endsWith("/operations.md");
+        });
+        assertThat(ofType(objects, PrometheusRule.class).getFirst().getSpec().getGroups().stream().flatMap(g -> g.getRules().stream()))
+                .allSatisfy(alert -> assertThat(alert.getAnnotations().get("runbook_url"))
+                        .isEqualTo(base + "#" + alert.getAlert().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    private static String runbookUrl(List<HasMetadata> objects) {
+        return ofType(objects, io.fabric8.kubernetes.api.model.ConfigMap.class).stream()
+                .filter(c -> c.getMetadata().getName().equals("loadflow-site")).findFirst().orElseThrow().getData().get("runbookUrl");
+    }
+
+    /**
+     * The example site overlay sets every site value without an edit to the base: no value the
+     * base ships for a site to change (hosts, the in-cluster endpoints, the cluster's namespaces,
+     * the names of the Secrets and ConfigMaps a site creates, the Prometheus release, the images'
+     * registry) is left in what it renders, and every object goes to the site's namespace.
+     */
+    @Test
+    void theSiteOverlaySetsEverySiteValueWithoutEditingTheBase() throws IOException {
+        Set<String> baseValues = Set.of("monitoring", "observability", "integrations", "ingress-nginx", "kube-prometheus-stack",
+                "loadflow-secrets", "loadflow-migrate-secrets", "loadflow-console-secrets", "loadflow-ingest-tokens",
+                "loadflow-jwt", "loadflow-keda", "loadflow-llm", "ops-console-tls", "load-worker-ingest-tls");
+        List<String> leftOver = new ArrayList<>();
+        for (ObjectNode object : Kustomize.render(K8S.resolve("overlays").resolve("site"))) {
+            String id = object.path("kind").asText() + "/" + object.path("metadata").path("name").asText();
+            assertThat(object.path("metadata").path("namespace").asText()).as(id).isEqualTo("freight-automation");
+            valuesOf(object, "", (path, value) -> {
+                boolean objectName = path.endsWith("/metadata/name") || path.endsWith("/authenticationRef/name");
+                if ((baseValues.contains(value) && !objectName) || value.contains("loadflow.internal")
+                        || value.contains("loadflow-postgres") || value.matches("[a-z-]+\\.(integrations|observability)\\.svc.*")
+                        || value.startsWith("loadflow/")) {
+                    leftOver.add(id + " " + path + ": " + value);
+                }
+            });
+        }
+        assertThat(leftOver).as("the base's site values left in the site overlay").isEmpty();
+    }
+
+    private static void valuesOf(JsonNode node, String path, java.util.function.BiConsumer<String, String> each) {
+        if (node.isObject()) {
+            node.fields().forEachRemaining(f -> valuesOf(f.getValue(), path + "/" + f.getKey(), each));
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                valuesOf(node.get(i), path + "/" + i, each);
+            }
+        } else if (node.isTextual()) {
+            each.accept(path, node.asText());
+        }
     }
 
     /** {@code promtool test rules} runs in .ci/run; here: every alert has a test that fires it and one that keeps it quiet. */
@@ -627,7 +672,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"overlays/plain", "overlays/jvm", "overlays/native", "overlays/sqs", "base"})
+    @ValueSource(strings = {"overlays/plain", "overlays/jvm", "overlays/native", "overlays/sqs", "overlays/site", "base"})
     void ourRenderingMatchesKubectlKustomizeWhereKubectlIsInstalled(String variant) throws Exception {
         Path kubectl = Path.of("/usr/bin/kubectl");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(kubectl), "kubectl is not installed");
@@ -640,6 +685,11 @@ class ManifestsTest {
 
         Set<JsonNode> theirs = new HashSet<>(Kustomize.readAll(rendered));
         Set<JsonNode> ours = new HashSet<>(Kustomize.render(K8S.resolve(variant)));
-        assertThat(ours).isEqualTo(theirs);
+        Set<JsonNode> oursOnly = new HashSet<>(ours);
+        oursOnly.removeAll(theirs);
+        Set<JsonNode> theirsOnly = new HashSet<>(theirs);
+        theirsOnly.removeAll(ours);
+        assertThat(oursOnly).as("rendered here and not by kubectl kustomize (kubectl's: %s)", theirsOnly).isEmpty();
+        assertThat(theirsOnly).as("rendered by kubectl kustomize and not here").isEmpty();
     }
 }
