@@ -4,6 +4,7 @@ import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.overview.PgOverview;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.PgHeldLoads;
@@ -42,6 +43,12 @@ public class ConsoleProducers {
     @Singleton
     HeldLoads heldLoads(Pool pool, Clock clock) {
         return new PgHeldLoads(pool, clock);
+    }
+
+    @Produces
+    @Singleton
+    PgOverview overview(Pool pool) {
+        return new PgOverview(pool);
     }
 
     @Produces

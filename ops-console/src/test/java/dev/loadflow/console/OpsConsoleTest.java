@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -130,14 +131,76 @@ class OpsConsoleTest {
                 .get(path).then().extract();
     }
 
+    /** The overview's counts, by their id, as the page shows them. */
+    private static Map<String, Long> counts(String html) {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        Matcher m = Pattern.compile("id=\"count-(\\w+)\"[^>]*>\\s*(?:<a href=\"[^\"]*\">)?<span class=\"value\">(\\d+)</span>").matcher(html);
+        while (m.find()) {
+            counts.put(m.group(1), Long.parseLong(m.group(2)));
+        }
+        return counts;
+    }
+
+    /** The total a chart's description gives for one of its lines. */
+    private static long chartTotal(String html, String chart, String line) {
+        Matcher m = Pattern.compile("<desc id=\"" + chart + "-desc\">[^<]*" + line + ": ([0-9,]+) in all").matcher(html);
+        return m.find() ? Long.parseLong(m.group(1).replace(",", "")) : 0;
+    }
+
+    @Test
+    void theOverviewCountsWhatNeedsAnOperatorLinksEachToItsListAndChartsTheLastHours() {
+        Instant now = clock.instant();
+        assertThat(now).as("the fixtures' rows are due and their timers late").isAfter(T0.plus(Duration.ofHours(1)));
+        String before = page(TestCallers.viewer(), "/").body().asString();
+        Map<String, Long> was = counts(before);
+        assertThat(was.keySet()).containsExactlyInAnyOrder("held", "dead", "ambiguous", "alerts", "backlog", "queue", "timers");
+
+        heldLoad();
+        String dead = storyLoad();
+        String deadSms = dead + "/ask:eta_request:ping_0700/1/send_sms";
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 3, last_failure = 'permanent: 400' WHERE outbox_id = $1""")
+                .execute(io.vertx.sqlclient.Tuple.of(deadSms, dev.loadflow.store.pg.Pg.at(now.minus(Duration.ofHours(1))))));
+        new dev.loadflow.store.alert.PgOpsAlerts(owner).raise(dead, deadSms, "send_sms", "dead", "the SMS died", now);
+        String unsure = storyLoad();
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET status = 'ambiguous', ambiguous_at = $2, unsure_since = $2 WHERE outbox_id = $1""")
+                .execute(io.vertx.sqlclient.Tuple.of(unsure + "/ask:eta_request:ping_0700/1/send_sms", dev.loadflow.store.pg.Pg.at(now))));
+
+        String after = page(TestCallers.viewer(), "/").body().asString();
+        Map<String, Long> is = counts(after);
+
+        assertThat(is.get("held") - was.get("held")).as("held loads").isEqualTo(1);
+        assertThat(is.get("dead") - was.get("dead")).as("dead rows in the last 24 h").isEqualTo(1);
+        assertThat(is.get("alerts") - was.get("alerts")).as("open ops alerts").isEqualTo(1);
+        assertThat(is.get("ambiguous") - was.get("ambiguous")).as("ambiguous sends").isEqualTo(1);
+        // each story made an SMS and a set_timer row due at T0: the held load's two, and the set_timer rows of the others
+        assertThat(is.get("backlog") - was.get("backlog")).as("outbox rows due").isEqualTo(4);
+        assertThat(is.get("timers") - was.get("timers")).as("timers past their time").isEqualTo(3);
+        assertThat(after).contains("<li class=\"count attention\" id=\"count-held\">")
+                .contains("<a href=\"/held\">").contains("<a href=\"/ambiguous\">").contains("<a href=\"/alerts\">")
+                .containsPattern("<a href=\"/dead\\?since=[0-9T:%A-]+Z\">")
+                .contains("<meta http-equiv=\"refresh\" content=\"30\">");
+        assertThat(chartTotal(after, "inbound", "from sources") - chartTotal(before, "inbound", "from sources"))
+                .as("the three pings, logged now, in the inbound chart").isEqualTo(3);
+        assertThat(chartTotal(after, "dead", "dead")).as("the row that died an hour ago, in the dead rows chart").isEqualTo(1);
+        assertThat(after).contains("role=\"img\" aria-labelledby=\"inbound-title inbound-desc\"")
+                .contains("<title id=\"lateness-title\">Timer lateness");
+    }
+
     @Test
     void theLoadPageTellsTheStoryInOrderWithEachDecisionsRowsAndTheTimers() {
         String load = storyLoad();
 
         String html = page(TestCallers.operator(), "/loads/" + load).body().asString();
 
-        assertThat(html).containsSubsequence("data-seq=\"1\" data-type=\"LocationPing\"", "data-seq=\"2\" data-type=\"DecisionRecorded\"",
-                "data-action=\"send_sms\"", "Timers", "tmr:" + load + ":ask:eta_request:ping_0700:1");
+        assertThat(html).containsSubsequence("Timers", "tmr:" + load + ":ask:eta_request:ping_0700:1",
+                "data-seq=\"1\" data-type=\"LocationPing\"", "data-action=\"send_sms\"",
+                "id=\"raw-log\"", "data-seq=\"1\" data-type=\"LocationPing\"", "data-seq=\"2\" data-type=\"DecisionRecorded\"");
+        assertThat(html).as("the story: the ping with its decision and the rows it made, at +0:00, the instant on hover")
+                .containsPattern("<li class=\"step event\" data-seq=\"1\" data-type=\"LocationPing\"[^>]*>\\s*<time datetime=\"[^\"]+\" title=\"[^\"]+\">\\+0:00</time>")
+                .containsSubsequence("id=\"story\"", "→ test decision", "data-action=\"send_sms\"", "id=\"raw-log\"")
+                .containsSubsequence("Open asks and timers", "id=\"timers\"", "id=\"story\"");
         assertThat(html).contains("risk: high").contains("test decision").contains("+15550100")
                 .contains("href=\"http://traces.example/trace/4bf92f3577b34da6a3ce929d0e0e4736\"")
                 .contains("data-status=\"scheduled\"").contains("decided by sop, actions: send_sms, set_timer");

@@ -130,7 +130,17 @@ class OpsConsoleBrowserTest {
         assertThat(shown).extracting(s -> s.substring(s.indexOf(' ') + 1)).containsSubsequence(
                 "LoadAssigned", "LocationPing", "DecisionRecorded", "TimerFired", "DecisionRecorded", "InboundSms", "DecisionRecorded");
 
-        List<WebElement> sms = browser.findElements(By.cssSelector("#timeline li.decision tr.outbox-row[data-action=send_sms]"));
+        // the story: each event with its decision and its actions' deliveries; the outcomes that changed nothing fold into their rows
+        List<WebElement> steps = browser.findElements(By.cssSelector("#story > li"));
+        assertThat(steps).extracting(step -> step.getAttribute("data-type"))
+                .containsExactly("LoadAssigned", "LocationPing", "TimerFired", "InboundSms");
+        assertThat(steps.getFirst().findElement(By.tagName("time")).getText()).isEqualTo("+0:00");
+        assertThat(steps.getFirst().findElement(By.tagName("time")).getAttribute("title")).matches("2026-.*Z");
+        assertThat(steps.get(1).getText()).contains("→ ").contains("send_sms");
+        assertThat(steps.get(3).findElements(By.cssSelector("tr.outbox-row[data-action=post_hero_slack]"))).as("the Slack post under the answer")
+                .hasSize(1);
+        assertThat(browser.findElement(By.id("raw-log")).getAttribute("open")).as("the raw log behind a toggle").isNull();
+        List<WebElement> sms = browser.findElements(By.cssSelector("#story tr.outbox-row[data-action=send_sms]"));
         assertThat(sms).as("the first SMS and the one the timer sent").hasSizeGreaterThanOrEqualTo(2);
         assertThat(sms).allSatisfy(row -> {
             assertThat(row.getAttribute("data-status")).isEqualTo("dispatched");
@@ -144,6 +154,32 @@ class OpsConsoleBrowserTest {
         Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
         if (Boolean.getBoolean("loadflow.docs.screenshots")) {
             Files.copy(shot, ROOT.resolve("docs/images/ops-console-load.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        assertThat(Files.size(shot)).isGreaterThan(10_000);
+    }
+
+    @Test
+    void theOverviewShowsTheDatabasesCountsEachLinkedToItsListAndTheLastHoursInCharts() throws Exception {
+        signInAndOpen(stack.operator(), "/");
+
+        long held = stack.count("SELECT count(*) FROM held_load");
+        assertThat(browser.findElement(By.cssSelector("#count-held .value")).getText()).as("held loads").isEqualTo(Long.toString(held));
+        assertThat(browser.findElement(By.cssSelector("#count-ambiguous .value")).getText()).as("ambiguous sends")
+                .isEqualTo(Long.toString(stack.count("SELECT count(*) FROM outbox WHERE status = 'ambiguous'")));
+        assertThat(browser.findElement(By.cssSelector("#count-held a")).getAttribute("href")).endsWith("/held");
+        assertThat(browser.findElements(By.cssSelector("figure.chart svg[role=img]"))).as("four charts").hasSize(4);
+        String inbound = browser.findElement(By.id("inbound-desc")).getAttribute("textContent");
+        long logged = stack.count("SELECT count(*) FROM event_log WHERE kind = 'event' AND type IN ('LoadAssigned', 'LocationPing', 'InboundSms')");
+        assertThat(inbound).as("the demo's events, all in the last hours").startsWith("from sources: " + String.format(java.util.Locale.ROOT, "%,d", logged) + " in all");
+        assertThat(browser.findElement(By.id("sent-desc")).getAttribute("textContent")).as("the demo's SMS and Slack post")
+                .contains("sms: ").contains("slack: ");
+        assertThat(browser.findElement(By.cssSelector("meta[http-equiv=refresh]")).getAttribute("content")).isEqualTo("30");
+
+        Path shot = ROOT.resolve("evals/target/screenshots/ops-console-overview.png");
+        Files.createDirectories(shot.getParent());
+        Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
+        if (Boolean.getBoolean("loadflow.docs.screenshots")) {
+            Files.copy(shot, ROOT.resolve("docs/images/ops-console-overview.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         assertThat(Files.size(shot)).isGreaterThan(10_000);
     }
@@ -177,7 +213,8 @@ class OpsConsoleBrowserTest {
         });
         List<String> types = entries().stream().map(e -> e.getAttribute("data-type")).toList();
         assertThat(types).startsWith("MessageSkipped", "LoadAssigned");
-        assertThat(entries().getFirst().getText()).contains("by local-operator").contains("producer sent a numeric clientId");
+        assertThat(browser.findElements(By.cssSelector("#story > li")).getFirst().getText())
+                .contains("by local-operator").contains("producer sent a numeric clientId");
         assertThat(browser.findElements(By.id("hold"))).as("the hold is over").isEmpty();
     }
 

@@ -59,6 +59,7 @@ public class LoadStories {
             rowsByEvent.computeIfAbsent(Objects.requireNonNullElse(row.causationId(), ""), k -> new ArrayList<>())
                     .add(row(row, mask));
         }
+        Map<String, List<LoadStory.Row>> rowsOfDecision = new LinkedHashMap<>(rowsByEvent);
         List<LoadStory.Entry> entries = new ArrayList<>();
         for (RecordedEntry recorded : log.entries()) {
             List<LoadStory.Row> rows = recorded.entry() instanceof DecisionRecorded decision
@@ -71,10 +72,69 @@ public class LoadStories {
         List<LoadStory.Row> otherRows = rowsByEvent.values().stream().flatMap(List::stream).toList();
         List<LoadStory.TimerLine> timerLines = timers.forLoad(loadId).stream().map(this::timer).toList();
         LoadState state = log.entries().isEmpty() ? null : LoadState.project(log);
+        List<LoadStory.Ask> asks = state == null ? List.of() : state.openAsks().values().stream()
+                .map(a -> new LoadStory.Ask(a.askId().toString(), a.step(), text(a.openedAt()),
+                        a.currentTimer() == null ? null : a.currentTimer().toString())).toList();
+        Instant start = log.entries().isEmpty() ? null : log.entries().getFirst().recordedAt();
         return new LoadStory(loadId, log.version(), state == null ? null : state.stage(),
                 state == null ? null : mask.apply(state.driverPhone()), entries, otherRows, timerLines,
                 held.of(loadId).map(h -> new LoadStory.Hold(h.messageId(), h.messageType(), mask.apply(h.reason()),
-                        text(h.since()), h.state().wire())).orElse(null));
+                        text(h.since()), h.state().wire())).orElse(null),
+                steps(log, entries, rowsOfDecision, start), asks, text(start));
+    }
+
+    /**
+     * The story's steps: each event with its decision and the rows the decision made; an
+     * outcome whose decision made nothing is left to its row; skipped messages and archive marks
+     * stand alone.
+     */
+    private static List<LoadStory.Step> steps(LoadLog log, List<LoadStory.Entry> entries, Map<String, List<LoadStory.Row>> rowsOfDecision,
+                                              Instant start) {
+        Map<String, DecisionRecorded> decisions = new LinkedHashMap<>();
+        Map<String, LoadStory.Entry> decisionEntries = new LinkedHashMap<>();
+        for (int i = 0; i < log.entries().size(); i++) {
+            if (log.entries().get(i).entry() instanceof DecisionRecorded decision) {
+                decisions.put(decision.eventId(), decision);
+                decisionEntries.put(decision.eventId(), entries.get(i));
+            }
+        }
+        List<LoadStory.Step> steps = new ArrayList<>();
+        for (int i = 0; i < log.entries().size(); i++) {
+            RecordedEntry recorded = log.entries().get(i);
+            LoadStory.Entry shown = entries.get(i);
+            String at = since(start, recorded.recordedAt());
+            switch (recorded.entry()) {
+                case InboundEvent event -> {
+                    DecisionRecorded decision = decisions.get(event.eventId());
+                    boolean outcome = event.type() == dev.loadflow.model.event.EventType.ACTION_OUTCOME;
+                    if (outcome && (decision == null || decision.actions().isEmpty())) {
+                        continue;
+                    }
+                    LoadStory.Entry decided = decisionEntries.get(event.eventId());
+                    steps.add(new LoadStory.Step(recorded.seq(), at, text(recorded.recordedAt()), "event", shown.type(), event.eventId(),
+                            shown.summary(), shown.detail(), decided == null ? null : decided.summary(),
+                            decided == null ? "not decided yet" : decided.detail(), decision != null && decision.filtered(),
+                            decision == null ? List.of() : rowsOfDecision.getOrDefault(decision.eventId(), List.of()), shown.trace()));
+                }
+                case DecisionRecorded ignored -> {
+                    // shown with its event
+                }
+                default -> steps.add(new LoadStory.Step(recorded.seq(), at, text(recorded.recordedAt()), shown.kind(), shown.type(),
+                        shown.entryId(), shown.summary(), shown.detail(), null, null, false, List.of(), shown.trace()));
+            }
+        }
+        return steps;
+    }
+
+    /** {@code +m:ss} (or {@code +h:mm:ss}) from the story's first entry. */
+    static String since(Instant start, Instant at) {
+        java.time.Duration d = java.time.Duration.between(start, at);
+        if (d.isNegative()) {
+            d = java.time.Duration.ZERO;
+        }
+        return d.toHours() > 0
+                ? String.format(Locale.ROOT, "+%d:%02d:%02d", d.toHours(), d.toMinutesPart(), d.toSecondsPart())
+                : String.format(Locale.ROOT, "+%d:%02d", d.toMinutes(), d.toSecondsPart());
     }
 
     private LoadStory.Entry entry(RecordedEntry recorded, List<LoadStory.Row> rows, UnaryOperator<String> mask) {

@@ -8,7 +8,25 @@ import java.util.List;
  * the load is held (null when it is not). Phone numbers are masked for a caller who may only read.
  */
 public record LoadStory(String loadId, long version, String stage, String driverPhone, List<Entry> entries,
-                        List<Row> otherRows, List<TimerLine> timers, Hold hold) {
+                        List<Row> otherRows, List<TimerLine> timers, Hold hold, List<Step> steps, List<Ask> openAsks,
+                        String startedAt) {
+
+    /**
+     * One line of the story: what happened (an inbound event, a fired timer, an action's outcome
+     * that led to a new decision, a skipped message) with the decision taken on it and the actions
+     * it made, each with its delivery. An action's outcome that changed nothing is not a step of
+     * its own: its delivery shows on the action's row.
+     *
+     * @param at      the time since the story began ({@code +m:ss}, or {@code +h:mm:ss})
+     * @param instant when it was recorded, in full
+     */
+    public record Step(long seq, String at, String instant, String kind, String type, String eventId, String summary,
+                       String detail, String decision, String decidedBy, boolean filtered, List<Row> rows, TraceLink trace) {
+    }
+
+    /** An ask waiting for the driver: which, at what step, since when, and the timer of its step. */
+    public record Ask(String askId, int step, String openedAt, String timerId) {
+    }
 
     /** A log entry: an inbound event, a decision or a skipped message. */
     public record Entry(long seq, String recordedAt, String kind, String type, String entryId, String summary,

@@ -11,6 +11,7 @@ import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.AuditQuery;
 import dev.loadflow.store.outbox.DeadRowQuery;
 import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.overview.PgOverview;
 import dev.loadflow.store.queue.HeldLoads;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
@@ -24,7 +25,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 
@@ -40,6 +46,11 @@ public class ConsolePages {
 
     /** The most held loads the page lists (a held load is an incident: there are few). */
     private static final int HELD_MAX = 500;
+    /** The overview's charts: the last six hours in quarters of an hour. */
+    private static final Duration CHART_SPAN = Duration.ofHours(6);
+    private static final Duration CHART_INTERVAL = Duration.ofMinutes(15);
+    /** The overview reads the database again this often (it refreshes itself). */
+    private static final int OVERVIEW_REFRESH_SECONDS = 30;
 
     private final LoadStories stories;
     private final HeldLoads held;
@@ -48,10 +59,12 @@ public class ConsolePages {
     private final AdminAudit audit;
     private final Caller caller;
     private final ConsoleConfig config;
+    private final PgOverview overview;
+    private final Clock clock;
     private final int replayMax;
 
     ConsolePages(LoadStories stories, HeldLoads held, Outbox outbox, OpsAlerts alerts, AdminAudit audit, Caller caller,
-                 ConsoleConfig config,
+                 ConsoleConfig config, PgOverview overview, Clock clock,
                  @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500")
                  int replayMax) {
         this.stories = stories;
@@ -61,12 +74,54 @@ public class ConsolePages {
         this.audit = audit;
         this.caller = caller;
         this.config = config;
+        this.overview = overview;
+        this.clock = clock;
         this.replayMax = replayMax;
     }
 
+    /** The overview: what needs an operator now, each count linked to its list, and the last hours in charts. */
     @GET
     public Object home() {
-        return Pages.home(caller);
+        Instant now = clock.instant();
+        PgOverview.Counts counts = overview.counts(now);
+        int buckets = (int) (CHART_SPAN.toMinutes() / CHART_INTERVAL.toMinutes());
+        PgOverview.Activity activity = overview.activity(now, CHART_INTERVAL, buckets);
+        String lastDay = UriBuilder.fromPath("/dead").queryParam("since", now.minus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS))
+                .build().toString();
+        List<Views.Count> shown = List.of(
+                new Views.Count("held", "Held loads", Long.toString(counts.heldLoads()), "/held", counts.heldLoads() > 0,
+                        "stopped at a message that cannot be processed"),
+                new Views.Count("dead", "Dead rows, last 24 h", Long.toString(counts.deadLastDay()), lastDay, counts.deadLastDay() > 0,
+                        "actions never delivered"),
+                new Views.Count("ambiguous", "Ambiguous sends", Long.toString(counts.ambiguous()), "/ambiguous", counts.ambiguous() > 0,
+                        "may or may not have reached a provider"),
+                new Views.Count("alerts", "Open ops alerts", Long.toString(counts.openAlerts()), "/alerts", counts.openAlerts() > 0,
+                        "not acknowledged"),
+                new Views.Count("backlog", "Outbox due", Long.toString(counts.outboxDue()), null,
+                        counts.oldestDue().compareTo(Duration.ofMinutes(5)) > 0,
+                        counts.outboxDue() == 0 ? "nothing waiting" : "oldest due " + age(counts.oldestDue()) + " ago"),
+                new Views.Count("queue", "Queue depth", Long.toString(counts.queued()), null, false,
+                        "messages waiting in the load queue (PostgreSQL)"),
+                new Views.Count("timers", "Timers late", Long.toString(counts.timersLate()), null, counts.timersLate() > 0,
+                        "scheduled, more than " + PgOverview.TIMER_LATE.toSeconds() + " s past their time"));
+        Map<String, double[]> sent = new java.util.LinkedHashMap<>();
+        activity.sentByChannel().forEach((channel, values) -> sent.put(channel, Charts.toDoubles(values)));
+        Map<String, double[]> lateness = new java.util.LinkedHashMap<>();
+        lateness.put("latest", activity.timerLateness());
+        List<Charts.Chart> charts = List.of(
+                Charts.lines("inbound", "Inbound events per 15 minutes", "events", CHART_SPAN, CHART_INTERVAL,
+                        Charts.series("from sources", activity.inbound())),
+                Charts.lines("sent", "Actions delivered per 15 minutes, by channel", "rows", CHART_SPAN, CHART_INTERVAL, sent),
+                Charts.lines("dead", "Outbox rows that died per 15 minutes", "rows", CHART_SPAN, CHART_INTERVAL,
+                        Charts.series("dead", activity.dead())),
+                Charts.lines("lateness", "Timer lateness: the latest a timer fired after its time", "s", CHART_SPAN, CHART_INTERVAL,
+                        lateness));
+        return Pages.home(caller, new Views.Overview(shown, charts, OVERVIEW_REFRESH_SECONDS, now.truncatedTo(ChronoUnit.SECONDS).toString()));
+    }
+
+    private static String age(Duration age) {
+        return age.toHours() > 0 ? age.toHours() + " h " + age.toMinutesPart() + " min"
+                : age.toMinutes() > 0 ? age.toMinutes() + " min " + age.toSecondsPart() + " s" : age.toSeconds() + " s";
     }
 
     /** The search box: {@code /loads?loadId=481207} goes to that load's page. */

@@ -13,7 +13,7 @@ public final class Pages {
     private Pages() {
     }
 
-    public static native TemplateInstance home(Caller caller);
+    public static native TemplateInstance home(Caller caller, Views.Overview overview);
 
     public static native TemplateInstance load(Caller caller, LoadStory story, String notice);
 

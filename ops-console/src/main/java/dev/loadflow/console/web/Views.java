@@ -9,12 +9,25 @@ import dev.loadflow.store.queue.HeldLoad;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /** What the list pages show of each row, masked for a caller who may only read. */
 public final class Views {
 
     private Views() {
+    }
+
+    /**
+     * The overview: what needs looking at now (each count with the list it comes from, where
+     * there is one, and whether it asks for attention), the charts of the last hours, how often
+     * the page refreshes itself and when it was read.
+     */
+    public record Overview(List<Count> counts, List<Charts.Chart> charts, int refreshSeconds, String readAt) {
+    }
+
+    /** One count of the overview; {@code href} null where no page lists its rows. */
+    public record Count(String id, String label, String value, String href, boolean attention, String hint) {
     }
 
     public record Held(String loadId, String messageId, String messageType, String reason, String since, String state) {
