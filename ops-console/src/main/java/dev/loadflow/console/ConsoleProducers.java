@@ -4,6 +4,7 @@ import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.overview.PgLoadDirectory;
 import dev.loadflow.store.overview.PgOverview;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.HeldLoads;
@@ -49,6 +50,12 @@ public class ConsoleProducers {
     @Singleton
     PgOverview overview(Pool pool) {
         return new PgOverview(pool);
+    }
+
+    @Produces
+    @Singleton
+    PgLoadDirectory loadDirectory(Pool pool) {
+        return new PgLoadDirectory(pool);
     }
 
     @Produces

@@ -188,6 +188,54 @@ class OpsConsoleTest {
                 .contains("<title id=\"lateness-title\">Timer lateness");
     }
 
+    /** A load assigned to {@code client} and {@code driver}, with its assignment's decision. */
+    private String assignedLoad(String client, String driver) {
+        String load = newLoadId();
+        InboundEvent assigned = new InboundEvent("assign", load, T0, T0, "c-assign", null,
+                new dev.loadflow.model.event.EventPayload.LoadAssigned(client, driver, "dispatched"));
+        new PgEventStore(owner, clock, new PgWakeups(owner)).append(load, List.of(assigned, decision(assigned, T0, List.of())), 0, List.of());
+        return load;
+    }
+
+    private static List<String> listed(String html) {
+        List<String> loads = new java.util.ArrayList<>();
+        Matcher m = Pattern.compile("<tr class=\"load\" data-load=\"([^\"]+)\">").matcher(html);
+        while (m.find()) {
+            loads.add(m.group(1));
+        }
+        return loads;
+    }
+
+    @Test
+    void loadsAreFoundByClientDriverAndWhatWaitsOnThemEachFilterNarrowingTheOthers() {
+        String client = "client-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        String calm = assignedLoad(client, "+15550141");
+        String held = assignedLoad(client, "+15550142");
+        new PgHeldLoads(owner, clock).hold(HeldLoad.held(held, "sms_0715", "InboundSms", "unreadable: bad JSON", T0));
+        String other = assignedLoad("another-" + client, "+15550142");
+        String operator = TestCallers.operator();
+
+        String byClient = page(operator, "/loads?client=" + client + "&active=").body().asString();
+        String heldOfClient = page(operator, "/loads?client=" + client + "&held=on&active=").body().asString();
+        String byDriver = given().header("Authorization", "Bearer " + operator).accept(HTML).queryParam("driver", "+15550142")
+                .queryParam("active", "").get("/loads").then().statusCode(200).extract().body().asString();
+        String recent = page(operator, "/loads").body().asString();
+
+        assertThat(listed(byClient)).as("the client's loads, by load id").containsExactlyElementsOf(
+                java.util.stream.Stream.of(calm, held).sorted().toList());
+        assertThat(byClient).contains("+15550141").contains("dispatched").contains("<a href=\"/loads/" + calm + "\">");
+        assertThat(listed(heldOfClient)).containsExactly(held);
+        assertThat(listed(byDriver)).as("every load the number was assigned to").contains(held, other).doesNotContain(calm);
+        assertThat(listed(recent)).as("without a filter: the loads active in the last 24 hours").contains(calm, held, other);
+        assertThat(recent).contains("<option value=\"24\" selected>");
+
+        String viewers = page(TestCallers.viewer(), "/loads?client=" + client + "&active=").body().asString();
+        assertThat(viewers).contains(calm).doesNotContain("+15550141").contains("+1***41").doesNotContain("id=\"f-driver\"");
+        assertThat(given().header("Authorization", "Bearer " + TestCallers.viewer()).accept(HTML).queryParam("driver", "+15550142")
+                .get("/loads").statusCode()).as("a viewer cannot search by number").isEqualTo(403);
+        assertThat(page(operator, "/loads?active=soon").statusCode()).isEqualTo(400);
+    }
+
     @Test
     void theLoadPageTellsTheStoryInOrderWithEachDecisionsRowsAndTheTimers() {
         String load = storyLoad();

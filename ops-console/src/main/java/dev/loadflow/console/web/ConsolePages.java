@@ -11,6 +11,7 @@ import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.AuditQuery;
 import dev.loadflow.store.outbox.DeadRowQuery;
 import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.overview.PgLoadDirectory;
 import dev.loadflow.store.overview.PgOverview;
 import dev.loadflow.store.queue.HeldLoads;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -60,11 +61,12 @@ public class ConsolePages {
     private final Caller caller;
     private final ConsoleConfig config;
     private final PgOverview overview;
+    private final PgLoadDirectory directory;
     private final Clock clock;
     private final int replayMax;
 
     ConsolePages(LoadStories stories, HeldLoads held, Outbox outbox, OpsAlerts alerts, AdminAudit audit, Caller caller,
-                 ConsoleConfig config, PgOverview overview, Clock clock,
+                 ConsoleConfig config, PgOverview overview, PgLoadDirectory directory, Clock clock,
                  @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500")
                  int replayMax) {
         this.stories = stories;
@@ -75,6 +77,7 @@ public class ConsolePages {
         this.caller = caller;
         this.config = config;
         this.overview = overview;
+        this.directory = directory;
         this.clock = clock;
         this.replayMax = replayMax;
     }
@@ -124,16 +127,45 @@ public class ConsolePages {
                 : age.toMinutes() > 0 ? age.toMinutes() + " min " + age.toSecondsPart() + " s" : age.toSeconds() + " s";
     }
 
-    /** The search box: {@code /loads?loadId=481207} goes to that load's page. */
+    /**
+     * The search box, {@code /loads?loadId=481207}, goes to that load's page; without a load id,
+     * the loads the filters find (by default those active in the last 24 hours), a page at a time.
+     * Only an operator may find loads by the driver's number.
+     */
     @GET
     @Path("/loads")
-    public Response search(@QueryParam("loadId") String loadId) {
-        String id = loadId == null ? "" : loadId.trim();
-        if (!InboundIds.isValidLoadId(id)) {
-            throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
-                    + abbreviate(id) + "'.");
+    public Object loads(@QueryParam("loadId") String loadId, @QueryParam("client") String client,
+                        @QueryParam("driver") String driver, @QueryParam("held") String held, @QueryParam("dead") String dead,
+                        @QueryParam("openAsk") String openAsk, @QueryParam("active") String active,
+                        @QueryParam("page") @DefaultValue("0") int page) {
+        if (loadId != null) {
+            String id = loadId.trim();
+            if (!InboundIds.isValidLoadId(id)) {
+                throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
+                        + abbreviate(id) + "'.");
+            }
+            return Response.seeOther(UriBuilder.fromPath("/loads/{loadId}").build(id)).build();
         }
-        return Response.seeOther(UriBuilder.fromPath("/loads/{loadId}").build(id)).build();
+        checkPage(page);
+        String driverPhone = blankToNull(driver);
+        if (driverPhone != null && caller.masked()) {
+            throw new io.quarkus.security.ForbiddenException("finding loads by the driver's number needs the operator role");
+        }
+        String hours = active == null ? (blankToNull(client) == null && driverPhone == null && held == null && dead == null
+                && openAsk == null ? "24" : "") : active.trim();
+        if (!hours.isEmpty() && !hours.matches("\\d{1,4}")) {
+            throw ConsoleProblem.badRequest("Not a number of hours", "'active' is a whole number of hours, or empty for any time; got '"
+                    + abbreviate(hours) + "'.");
+        }
+        Views.LoadFilter filter = new Views.LoadFilter(blankToNull(client), driverPhone, held != null, dead != null, openAsk != null,
+                hours);
+        int size = config.pageSize();
+        Instant since = hours.isEmpty() ? null : clock.instant().minus(Duration.ofHours(Long.parseLong(hours)));
+        PgLoadDirectory.Query query = new PgLoadDirectory.Query(filter.client(), filter.driver(), filter.held(), filter.dead(),
+                filter.openAsk(), since, page * size, size + 1);
+        List<PgLoadDirectory.Found> found = query.filtered() ? directory.find(query) : List.of();
+        return Pages.loads(caller, filter, found.stream().limit(size).map(f -> Views.FoundLoad.of(f, caller.masked())).toList(),
+                new Views.Paging(page, found.size() > size, "/loads", filter.query()));
     }
 
     @GET

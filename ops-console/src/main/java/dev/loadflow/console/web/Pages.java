@@ -17,6 +17,8 @@ public final class Pages {
 
     public static native TemplateInstance load(Caller caller, LoadStory story, String notice);
 
+    public static native TemplateInstance loads(Caller caller, Views.LoadFilter filter, List<Views.FoundLoad> loads, Views.Paging paging);
+
     public static native TemplateInstance held(Caller caller, List<Views.Held> held, String notice);
 
     public static native TemplateInstance dead(Caller caller, Views.DeadFilter filter, List<Views.Dead> rows,

@@ -92,6 +92,24 @@ public final class Views {
         }
     }
 
+    /** The filters of the loads list, as given; {@code active} in hours ("" for any time). */
+    public record LoadFilter(String client, String driver, boolean held, boolean dead, boolean openAsk, String active) {
+
+        public String query() {
+            return param("client", client) + param("driver", driver) + (held ? "held=on&" : "") + (dead ? "dead=on&" : "")
+                    + (openAsk ? "openAsk=on&" : "") + param("active", active);
+        }
+    }
+
+    /** A load as the list shows it; the driver's number masked for a viewer. */
+    public record FoundLoad(String loadId, String clientId, String driverPhone, String stage, String lastActivity,
+                            boolean held, long deadRows, long openTimers) {
+        static FoundLoad of(dev.loadflow.store.overview.PgLoadDirectory.Found found, boolean masked) {
+            return new FoundLoad(found.loadId(), found.clientId(), mask(masked).apply(found.driverPhone()), found.stage(),
+                    text(found.lastActivity()), found.held(), found.deadRows(), found.openTimers());
+        }
+    }
+
     /** The filters of a dead-row list or replay, as given. */
     public record DeadFilter(String loadId, String actionType, String since, String until) {
 
