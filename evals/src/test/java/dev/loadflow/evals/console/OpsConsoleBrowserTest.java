@@ -185,6 +185,24 @@ class OpsConsoleBrowserTest {
     }
 
     @Test
+    void aLoadIsFoundByItsClientThroughTheFiltersAndOpenedFromTheList() {
+        signInAndOpen(stack.operator(), "/loads");
+
+        WebElement client = browser.findElement(By.id("f-client"));
+        client.clear();
+        client.sendKeys("client-a");
+        browser.findElement(By.cssSelector("#f-active option[value='']")).click();
+        browser.findElement(By.cssSelector("#load-filters button[type=submit]")).click();
+        WebElement row = loaded(By.cssSelector("#loads tr.load[data-load='" + LocalRun.LOAD + "']"));
+
+        assertThat(browser.getCurrentUrl()).contains("client=client-a");
+        assertThat(row.getText()).contains("client-a").contains("+15550100");
+        row.findElement(By.linkText(LocalRun.LOAD)).click();
+        loaded(By.id("story"));
+        assertThat(browser.findElement(By.id("load-id")).getText()).isEqualTo(LocalRun.LOAD);
+    }
+
+    @Test
     void aHeldLoadIsSkippedFromItsPageAndTheEventWaitingBehindItThenAppears() throws Exception {
         // a message the worker cannot read (clientId is no string), as a broken producer would send it
         unreadable(HELD_LOAD, "assign_9",
