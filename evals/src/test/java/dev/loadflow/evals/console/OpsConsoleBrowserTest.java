@@ -110,6 +110,20 @@ class OpsConsoleBrowserTest {
         return browser.findElement(locator);
     }
 
+    /**
+     * The page as the browser shows it, under {@code evals/target/screenshots}; with
+     * {@code -Dloadflow.docs.screenshots=true} also the operations guide's picture of the same name.
+     */
+    private Path screenshot(String name) throws java.io.IOException {
+        Path shot = ROOT.resolve("evals/target/screenshots/" + name + ".png");
+        Files.createDirectories(shot.getParent());
+        Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
+        if (Boolean.getBoolean("loadflow.docs.screenshots")) {
+            Files.copy(shot, ROOT.resolve("docs/images/" + name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return shot;
+    }
+
     private List<WebElement> entries() {
         return browser.findElements(By.cssSelector("#timeline > li"));
     }
@@ -149,13 +163,7 @@ class OpsConsoleBrowserTest {
         assertThat(browser.findElements(By.cssSelector("#timers tr.timer[data-status=fired]"))).as("the retry timer fired").isNotEmpty();
         assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+15550100");
 
-        Path shot = ROOT.resolve("evals/target/screenshots/ops-console-load.png");
-        Files.createDirectories(shot.getParent());
-        Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
-        if (Boolean.getBoolean("loadflow.docs.screenshots")) {
-            Files.copy(shot, ROOT.resolve("docs/images/ops-console-load.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        assertThat(Files.size(shot)).isGreaterThan(10_000);
+        assertThat(Files.size(screenshot("ops-console-load"))).isGreaterThan(10_000);
     }
 
     @Test
@@ -175,13 +183,7 @@ class OpsConsoleBrowserTest {
                 .contains("sms: ").contains("slack: ");
         assertThat(browser.findElement(By.cssSelector("meta[http-equiv=refresh]")).getAttribute("content")).isEqualTo("30");
 
-        Path shot = ROOT.resolve("evals/target/screenshots/ops-console-overview.png");
-        Files.createDirectories(shot.getParent());
-        Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
-        if (Boolean.getBoolean("loadflow.docs.screenshots")) {
-            Files.copy(shot, ROOT.resolve("docs/images/ops-console-overview.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        assertThat(Files.size(shot)).isGreaterThan(10_000);
+        assertThat(Files.size(screenshot("ops-console-overview"))).isGreaterThan(10_000);
     }
 
     @Test
