@@ -176,6 +176,21 @@ class EventCodecTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names the model");
     }
 
+    /** A decision the next release logged, with a field this one does not know (top level and in its provenance): read across the release. */
+    @Test
+    void aDecisionFromTheNextReleaseIsReadWithWhatThisOneKnows() {
+        InboundEvent ping = EventCodec.parseIngest("481207", PING, RECEIVED);
+        DecisionRecorded decision = DecisionRecorded.decided(ping, RECEIVED, List.of(), false, "low risk", List.of(),
+                Provenance.llm("gpt-x", "0123456789ab", 420, 35, 812));
+        String next = LogCodec.encode(decision).replaceFirst("^\\{", "{\"confidence\":0.93,")
+                .replace("\"decidedBy\":\"llm\"", "\"decidedBy\":\"llm\",\"region\":\"eu\"");
+
+        assertThat(next).contains("\"confidence\":0.93").contains("\"region\":\"eu\"");
+        assertThat(LogCodec.decode("decision", next)).isEqualTo(decision);
+        assertThatThrownBy(() -> LogCodec.decode("decision", next.replace("\"eventId\"", "\"event\"")))
+                .isInstanceOf(InvalidJsonException.class).hasMessageContaining("eventId");
+    }
+
     @Test
     void aStageChangeWithoutItsWebhooksOrWithOneThatIsNotHttpIsRefused() {
         String base = "{\"type\":\"stage_changed\",\"subject\":\"evt:a\",\"attempt\":1,\"stage\":\"x\","
