@@ -495,6 +495,33 @@ class OpsConsoleTest {
     }
 
     @Test
+    void aDatePickersTimeIsReadAsUtcAndTheReplayGetsTheSameInstant() {
+        String load = storyLoad();
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 1, last_failure = 'permanent: 400'
+                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(T0))));
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/outbox/replay")).withQueryParam("dryRun", equalTo("true"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"matched\": 1, \"wouldReplay\": 1, \"stale\": 0, \"sample\": [\"" + sms + "\"]}")));
+        String operator = TestCallers.operator();
+
+        String justBefore = page(operator, "/dead?loadId=" + load + "&since=2026-11-30T06:59").body().asString();
+        String justAfter = page(operator, "/dead?loadId=" + load + "&since=2026-11-30T07:01").body().asString();
+        var preview = Csrf.of(operator, "/dead?loadId=" + load).post(operator).formParam("loadId", load).formParam("actionType", "")
+                .formParam("since", "2026-11-30T06:59").formParam("until", "").formParam("limit", "50")
+                .post("/dead/replay/preview").then().extract();
+
+        assertThat(justBefore).as("dead at 07:00 UTC, after 06:59").contains(sms)
+                .contains("<input type=\"datetime-local\" id=\"dead-since\" name=\"since\" value=\"2026-11-30T06:59\">");
+        assertThat(justAfter).as("not after 07:01").doesNotContain(sms).contains("id=\"none-dead\"");
+        assertThat(preview.statusCode()).isEqualTo(200);
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlPathEqualTo("/admin/outbox/replay"))
+                .withQueryParam("since", equalTo("2026-11-30T06:59:00Z")).withQueryParam("dryRun", equalTo("true")));
+        assertThat(page(operator, "/dead?since=yesterday").statusCode()).isEqualTo(400);
+    }
+
+    @Test
     void aReplayShowsTheDryRunCountBeforeTheOperatorConfirms() {
         String operator = TestCallers.operator();
         ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/outbox/replay")).withQueryParam("dryRun", equalTo("true"))

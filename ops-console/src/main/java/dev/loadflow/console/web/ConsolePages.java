@@ -239,10 +239,10 @@ public class ConsolePages {
         checkPage(page);
         int size = config.pageSize();
         String who = blankToNull(principal);
-        String from = blankToNull(since);
+        String from = iso(instant("since", blankToNull(since)));
         var list = audit.list(new AuditQuery(instant("since", from), who, page * size, size + 1));
         String query = Views.param("since", from) + Views.param("principal", who);
-        return Pages.audit(caller, who, from, list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked())).toList(),
+        return Pages.audit(caller, who, Views.picker(from), list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked())).toList(),
                 new Views.Paging(page, list.size() > size, "/audit", query));
     }
 
@@ -258,9 +258,13 @@ public class ConsolePages {
             throw ConsoleProblem.badRequest("Unknown action type", "'" + abbreviate(filter.actionType()) + "' is none of "
                     + Arrays.stream(ActionType.values()).map(ActionType::wire).toList() + ".");
         }
-        instant("since", filter.since());
-        instant("until", filter.until());
-        return filter;
+        // a date picker's time (no zone) is UTC; the dispatcher's replay gets the same instants as ISO-8601
+        return new Views.DeadFilter(filter.loadId(), filter.actionType(), iso(instant("since", filter.since())),
+                iso(instant("until", filter.until())));
+    }
+
+    private static String iso(Instant instant) {
+        return instant == null ? null : instant.toString();
     }
 
     static Instant instant(String name, String value) {
@@ -269,9 +273,14 @@ public class ConsolePages {
         }
         try {
             return Instant.parse(value);
-        } catch (DateTimeParseException e) {
-            throw ConsoleProblem.badRequest("Not a time", name + " is an ISO-8601 instant such as 2026-11-30T07:00:00Z; got '"
-                    + abbreviate(value) + "'.");
+        } catch (DateTimeParseException notAnInstant) {
+            try {
+                // a date picker's value (datetime-local: no zone), read as UTC as the pages label it
+                return java.time.LocalDateTime.parse(value).toInstant(java.time.ZoneOffset.UTC);
+            } catch (DateTimeParseException e) {
+                throw ConsoleProblem.badRequest("Not a time", name + " is a UTC time such as 2026-11-30T07:00 or an ISO-8601 "
+                        + "instant such as 2026-11-30T07:00:00Z; got '" + abbreviate(value) + "'.");
+            }
         }
     }
 

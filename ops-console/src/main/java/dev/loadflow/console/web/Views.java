@@ -116,6 +116,21 @@ public final class Views {
         public String query() {
             return param("loadId", loadId) + param("actionType", actionType) + param("since", since) + param("until", until);
         }
+
+        /** {@code since} as a date picker shows it (UTC, to the minute). */
+        public String sinceLocal() {
+            return picker(since);
+        }
+
+        public String untilLocal() {
+            return picker(until);
+        }
+    }
+
+    /** An ISO-8601 instant as a {@code datetime-local} picker's value, in UTC to the minute ("" for none). */
+    public static String picker(String instant) {
+        return instant == null ? "" : java.time.LocalDateTime.ofInstant(Instant.parse(instant), java.time.ZoneOffset.UTC)
+                .truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString();
     }
 
     /** {@code name=value&}, encoded, for a page link's query; nothing for a filter not set. */

@@ -57,26 +57,30 @@ class TwilioSmsTest {
     static final Instant T0 = Instant.parse("2026-12-01T07:00:00Z");
     static final DateTimeFormatter RFC_2822 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
 
-    private static WireMockServer twilio;
+    /** Twilio's stand-in, a server of each test's own: no answer of one test can reach another's client. */
+    private WireMockServer twilio;
     private static Vertx vertx;
     private final FakeClock clock = FakeClock.at(T0);
 
     @BeforeAll
     static void start() {
-        twilio = new WireMockServer(options().dynamicPort());
-        twilio.start();
         vertx = Vertx.vertx();
     }
 
     @AfterAll
     static void stop() {
-        twilio.stop();
         vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 
     @BeforeEach
-    void reset() {
-        twilio.resetAll();
+    void twilioStandIn() {
+        twilio = new WireMockServer(options().dynamicPort());
+        twilio.start();
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void stopTwilioStandIn() {
+        twilio.stop();
     }
 
     private TwilioSms sms(Optional<String> from, Optional<String> service, Duration timeout) {
@@ -216,7 +220,7 @@ class TwilioSmsTest {
                 Optional.empty(), Optional.empty(), Duration.ofSeconds(1))).hasMessageContaining("messaging-service-sid");
     }
 
-    private static void listAnswers(String... messages) {
+    private void listAnswers(String... messages) {
         twilio.stubFor(get(urlPathEqualTo(MESSAGES)).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "application/json")
                 .withBody("{\"messages\": [" + String.join(",", messages) + "], \"page\": 0, \"page_size\": "
