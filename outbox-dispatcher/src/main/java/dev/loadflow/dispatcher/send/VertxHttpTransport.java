@@ -70,13 +70,15 @@ public final class VertxHttpTransport implements ChannelTransport, AutoCloseable
     /** Sends and waits for the answer; tells a connection never made (nothing arrived) from an answer lost. */
     private Answer send(RequestOptions request, String body, Duration timeout) {
         AtomicBoolean written = new AtomicBoolean();
+        // The body is asked for inside the send's own continuation, the moment the response arrives, as Vert.x's own
+        // examples do: a response whose body handler is set late loses the bytes that came before it.
         Future<Answer> answer = client.request(request)
                 .compose(outgoing -> {
                     written.set(true);
-                    return body == null ? outgoing.send() : outgoing.send(body);
-                })
-                .compose(response -> response.body().map(received ->
-                        new Answer(response.statusCode(), received.toString(), response.getHeader("Retry-After"))));
+                    return (body == null ? outgoing.send() : outgoing.send(body))
+                            .compose(response -> response.body().map(received ->
+                                    new Answer(response.statusCode(), received.toString(), response.getHeader("Retry-After"))));
+                });
         try {
             return answer.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
