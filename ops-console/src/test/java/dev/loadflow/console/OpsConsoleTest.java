@@ -120,6 +120,13 @@ class OpsConsoleTest {
         return load;
     }
 
+    /** The outbox row {@code outboxId} died at {@code at}, refused for good after one attempt. */
+    private static void died(String outboxId, Instant at) {
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 1, last_failure = 'permanent: 400'
+                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(outboxId, dev.loadflow.store.pg.Pg.at(at))));
+    }
+
     private String heldLoad() {
         String load = storyLoad();
         new PgHeldLoads(owner, clock).hold(HeldLoad.held(load, "sms_0715", "InboundSms", "unreadable: bad JSON", T0));
@@ -158,9 +165,7 @@ class OpsConsoleTest {
         heldLoad();
         String dead = storyLoad();
         String deadSms = dead + "/ask:eta_request:ping_0700/1/send_sms";
-        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
-                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 3, last_failure = 'permanent: 400' WHERE outbox_id = $1""")
-                .execute(io.vertx.sqlclient.Tuple.of(deadSms, dev.loadflow.store.pg.Pg.at(now.minus(Duration.ofHours(1))))));
+        died(deadSms, now.minus(Duration.ofHours(1)));
         new dev.loadflow.store.alert.PgOpsAlerts(owner).raise(dead, deadSms, "send_sms", "dead", "the SMS died", now);
         String unsure = storyLoad();
         dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
@@ -462,9 +467,7 @@ class OpsConsoleTest {
     void aDeadRowWaitsForAnOperatorWhoAcknowledgesItWithAReason() {
         String load = storyLoad();
         String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
-        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
-                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 1, last_failure = 'permanent: 400'
-                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(T0))));
+        died(sms, T0);
         String acknowledgePath = "/admin/outbox/" + sms.replace("/", "%2F") + "/acknowledge";
         ConsoleTestResource.admin().stubFor(post(urlPathEqualTo(acknowledgePath))
                 .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
@@ -498,9 +501,7 @@ class OpsConsoleTest {
     void aDatePickersTimeIsReadAsUtcAndTheReplayGetsTheSameInstant() {
         String load = storyLoad();
         String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
-        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
-                UPDATE outbox SET status = 'dead', dead_at = $2, attempts = 1, last_failure = 'permanent: 400'
-                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(T0))));
+        died(sms, T0);
         ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/outbox/replay")).withQueryParam("dryRun", equalTo("true"))
                 .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
                         .withBody("{\"matched\": 1, \"wouldReplay\": 1, \"stale\": 0, \"sample\": [\"" + sms + "\"]}")));
