@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A rolling upgrade, as a cluster does it: the previous release's load-worker, outbox-dispatcher
- * and timer-pump (built from its tag by {@code scripts/previous-release}, named by
+ * and timer-pump (built from its release commit by {@code scripts/previous-release}, named by
  * {@code -Dloadflow.upgrade.previous}) run on a schema of their own release's migrations while
  * events flow; this build's migrations are applied under them (the migration Job); this build's
  * three services start beside them on the same database, both releases ingesting, consuming,
@@ -39,7 +39,7 @@ import static org.awaitility.Awaitility.await;
  *
  * <p>Not in the test suite (it needs the previous release built); {@code .ci/run} runs it:
  * <pre>
- * scripts/previous-release            # builds the previous tag's services under target/previous-release
+ * scripts/previous-release            # builds the previous release's services under target/previous-release
  * ./mvnw -B -pl evals -am test -Dtest=RollingUpgradeTest -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dloadflow.excluded.groups=none -Dloadflow.upgrade.previous=target/previous-release
  * </pre>
