@@ -24,6 +24,8 @@ import static dev.loadflow.worker.LoadApi.post;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.notNullValue;
 
@@ -135,6 +137,65 @@ class HeldLoadsAdminTest {
         assertThat(heldView(load)).containsEntry("state", "held");
         assertThat(audit(load)).as("nothing refused is in the trail").isEmpty();
         assertThat(audit(unknown)).isEmpty();
+    }
+
+    @Test
+    void theHoldsOfATimeSpanAreSkippedTogetherAfterADryRunEachAuditedAsOne() {
+        String first = heldLoad();
+        String second = heldLoad();
+        String later = heldLoad();
+        Map<String, String> span = Map.of("since", (String) heldView(first).get("since"),
+                "until", (String) heldView(later).get("since"), "messageType", "unreadable");
+        String skip = "{\"action\": \"skip\", \"reason\": \"garbled by the gateway's 02:00 deploy\"}";
+
+        asOperator().queryParams(span).queryParam("limit", 10).queryParam("dryRun", true)
+                .contentType("application/json").body(skip).post("/admin/loads/held/repair")
+                .then().statusCode(200).body("action", is("skip")).body("matched", is(2))
+                .body("loads.loadId", contains(first, second)).body("loads.messageId", contains("garbled", "garbled"));
+        assertThat(heldView(first)).as("a dry run changes nothing").containsEntry("state", "held");
+        assertThat(audit(first)).isEmpty();
+
+        asOperator().queryParams(span).queryParam("limit", 10).contentType("application/json").body(skip)
+                .post("/admin/loads/held/repair")
+                .then().statusCode(200).body("done.loadId", contains(first, second))
+                .body("done.state", contains("skipped", "skipped")).body("refused", empty());
+
+        for (String load : List.of(first, second)) {
+            JsonPath view = awaitVersion(load, 3);
+            assertThat(view.getString("log[0].type")).isEqualTo("MessageSkipped");
+            assertThat(view.getString("log[0].body.reason")).isEqualTo("garbled by the gateway's 02:00 deploy");
+            assertThat(audit(load)).containsExactly(List.of("otto", "load.skip"));
+        }
+        assertThat(heldView(later)).as("held after the span: left as it was").containsEntry("state", "held");
+        assertThat(audit(later)).isEmpty();
+    }
+
+    @Test
+    void aBulkRepairIsRefusedWithoutALimitAReasonToSkipOrTheOperatorRole() {
+        String load = heldLoad();
+        String since = (String) heldView(load).get("since");
+
+        for (String body : List.of("{\"action\": \"skip\"}", "{\"action\": \"skip\", \"reason\": \" \"}",
+                "{\"action\": \"delete\"}", "{}", "{\"action\": \"retry\", \"force\": true}")) {
+            asOperator().queryParam("since", since).queryParam("limit", 5).contentType("application/json").body(body)
+                    .post("/admin/loads/held/repair").then().statusCode(400).contentType("application/problem+json");
+        }
+        for (Object limit : List.of(0, 201, "")) {
+            asOperator().queryParam("since", since).queryParam("limit", limit).contentType("application/json")
+                    .body("{\"action\": \"retry\"}").post("/admin/loads/held/repair")
+                    .then().statusCode(400).contentType("application/problem+json");
+        }
+        asOperator().queryParam("since", "yesterday").queryParam("limit", 5).contentType("application/json")
+                .body("{\"action\": \"retry\"}").post("/admin/loads/held/repair")
+                .then().statusCode(400).body("field", is("since"));
+        asOperator().queryParam("since", since).queryParam("until", since).queryParam("limit", 5)
+                .contentType("application/json").body("{\"action\": \"retry\"}").post("/admin/loads/held/repair")
+                .then().statusCode(400).body("field", is("until"));
+        asViewer().queryParam("since", since).queryParam("limit", 5).contentType("application/json")
+                .body("{\"action\": \"retry\"}").post("/admin/loads/held/repair").then().statusCode(403);
+
+        assertThat(heldView(load)).containsEntry("state", "held");
+        assertThat(audit(load)).as("nothing refused is in the trail").isEmpty();
     }
 
     private static List<List<Object>> audit(String load) {

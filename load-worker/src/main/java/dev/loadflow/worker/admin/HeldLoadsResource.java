@@ -19,12 +19,18 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Loads held at a poison head message, for operators (viewers read, operators change): list
@@ -39,23 +45,28 @@ public class HeldLoadsResource {
     private final LoadQueue queue;
     private final HeldRepairs repairs;
     private final Audits audits;
+    private final int repairMax;
 
-    HeldLoadsResource(HeldLoads held, LoadQueue queue, HeldRepairs repairs, Audits audits) {
+    HeldLoadsResource(HeldLoads held, LoadQueue queue, HeldRepairs repairs, Audits audits,
+                      @ConfigProperty(name = "loadflow.admin.held-repair-max", defaultValue = "200") int repairMax) {
         this.held = held;
         this.queue = queue;
         this.repairs = repairs;
         this.audits = audits;
+        this.repairMax = repairMax;
     }
 
     @GET
     @Path("/held")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @RunOnVirtualThread
-    public Response held(@QueryParam("limit") @DefaultValue("100") int limit) {
+    public Response held(@QueryParam("since") String since, @QueryParam("until") String until,
+                         @QueryParam("messageType") String messageType,
+                         @QueryParam("limit") @DefaultValue("100") int limit) {
         if (limit < 1 || limit > 1000) {
             return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 1000", "limit").response();
         }
-        List<HeldLoad> loads = held.list(limit);
+        List<HeldLoad> loads = held.list(filter(since, until, messageType), limit);
         Map<String, Integer> waiting = queue.waiting(loads.stream().map(HeldLoad::loadId).toList());
         return Response.ok(new Held(loads.stream().map(h -> HeldView.of(h, waiting.get(h.loadId()))).toList())).build();
     }
@@ -80,19 +91,100 @@ public class HeldLoadsResource {
         return answer(repairs.skip(loadId, reason, audit), audit);
     }
 
+    /**
+     * Retries or skips the held heads of every load {@code since}/{@code until}/{@code messageType}
+     * match, at most {@code limit}, longest held first: each load as one {@code retry} or
+     * {@code skip} would, each with its own audit row naming the filters. {@code dryRun} lists
+     * the loads and changes nothing.
+     */
+    @POST
+    @Path("/held/repair")
+    @Consumes(MediaType.WILDCARD)
+    @RolesAllowed(Roles.OPERATOR)
+    @RunOnVirtualThread
+    public Response repairMatching(@QueryParam("since") String since, @QueryParam("until") String until,
+                                   @QueryParam("messageType") String messageType, @QueryParam("limit") Integer limit,
+                                   @QueryParam("dryRun") @DefaultValue("false") boolean dryRun, String body) {
+        if (limit == null || limit < 1 || limit > repairMax) {
+            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit is required: how many loads at most, 1 to "
+                    + repairMax + " (loadflow.admin.held-repair-max)", "limit").response();
+        }
+        BulkRepair repair = BulkRepair.from(body);
+        HeldLoads.Filter filter = filter(since, until, messageType);
+        List<HeldLoad> chosen = held.list(filter, limit).stream()
+                .filter(h -> h.state() != HeldLoad.State.SKIPPED).toList();
+        if (dryRun) {
+            Map<String, Integer> waiting = queue.waiting(chosen.stream().map(HeldLoad::loadId).toList());
+            return Response.ok(new RepairPreview(repair.action(), held.count(filter),
+                    chosen.stream().map(h -> HeldView.of(h, waiting.get(h.loadId()))).toList())).build();
+        }
+        Map<String, Object> params = new TreeMap<>();
+        Optional.ofNullable(since).ifPresent(v -> params.put("since", v));
+        Optional.ofNullable(until).ifPresent(v -> params.put("until", v));
+        Optional.ofNullable(messageType).ifPresent(v -> params.put("messageType", v));
+        params.put("limit", limit);
+        Optional.ofNullable(repair.reason()).ifPresent(v -> params.put("reason", v));
+        List<Changed> done = new ArrayList<>();
+        List<Refused> refused = new ArrayList<>();
+        for (HeldLoad load : chosen) {
+            AuditRecord audit = audits.of("load." + repair.action(), load.loadId(), Map.of("matching", params));
+            HeldRepairs.Result result = "skip".equals(repair.action())
+                    ? repairs.skip(load.loadId(), repair.reason(), audit)
+                    : repairs.retry(load.loadId(), audit);
+            if (result instanceof HeldRepairs.Done changed) {
+                audits.logged(audit, changed.auditId(), changed.held().state().wire() + " " + changed.held().messageId());
+                done.add(Changed.of(changed));
+            } else {
+                refused.add(new Refused(load.loadId(), refusal(result)));
+            }
+        }
+        return Response.ok(new Repaired(repair.action(), done, refused)).build();
+    }
+
+    private static HeldLoads.Filter filter(String since, String until, String messageType) {
+        Instant from = instant("since", since);
+        Instant to = instant("until", until);
+        if (from != null && to != null && !to.isAfter(from)) {
+            throw new WebApplicationException(Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    "until must be after since", "until").response());
+        }
+        if (messageType != null && (messageType.isBlank() || messageType.length() > 64)) {
+            throw new WebApplicationException(Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    "messageType is an event type, e.g. InboundSms, or unreadable", "messageType").response());
+        }
+        return new HeldLoads.Filter(from, to, messageType);
+    }
+
+    private static Instant instant(String name, String value) {
+        try {
+            return value == null || value.isBlank() ? null : Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw new WebApplicationException(Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    name + " must be an ISO-8601 instant, got '" + value + "'", name).response());
+        }
+    }
+
+    private static String refusal(HeldRepairs.Result result) {
+        return switch (result) {
+            case HeldRepairs.NotHeld notHeld -> "load " + notHeld.loadId() + " is not held";
+            case HeldRepairs.BeingSkipped skipping -> "load " + skipping.held().loadId() + " is being skipped past message "
+                    + skipping.held().messageId() + " already";
+            case HeldRepairs.Moved moved -> moved.detail();
+            case HeldRepairs.Done done -> throw new IllegalArgumentException("not a refusal: " + done);
+        };
+    }
+
     private Response answer(HeldRepairs.Result result, AuditRecord audit) {
         return switch (result) {
             case HeldRepairs.Done done -> {
                 audits.logged(audit, done.auditId(), done.held().state().wire() + " " + done.held().messageId());
-                yield Response.ok(new Changed(done.held().loadId(), done.held().messageId(), done.held().messageType(),
-                        done.held().state().wire(), done.auditId())).build();
+                yield Response.ok(Changed.of(done)).build();
             }
-            case HeldRepairs.NotHeld notHeld -> Problem.of(Response.Status.NOT_FOUND, "Not Found",
-                    "load " + notHeld.loadId() + " is not held", null).response();
-            case HeldRepairs.BeingSkipped skipping -> Problem.of(Response.Status.CONFLICT, "Conflict",
-                    "load " + skipping.held().loadId() + " is being skipped past message " + skipping.held().messageId()
-                            + " already", null).response();
-            case HeldRepairs.Moved moved -> Problem.of(Response.Status.CONFLICT, "Conflict", moved.detail(), null).response();
+            case HeldRepairs.NotHeld notHeld -> Problem.of(Response.Status.NOT_FOUND, "Not Found", refusal(notHeld), null)
+                    .response();
+            case HeldRepairs.BeingSkipped skipping -> Problem.of(Response.Status.CONFLICT, "Conflict", refusal(skipping), null)
+                    .response();
+            case HeldRepairs.Moved moved -> Problem.of(Response.Status.CONFLICT, "Conflict", refusal(moved), null).response();
         };
     }
 
@@ -112,5 +204,23 @@ public class HeldLoadsResource {
 
     @RegisterForReflection
     record Changed(String loadId, String messageId, String messageType, String state, long auditId) {
+        static Changed of(HeldRepairs.Done done) {
+            return new Changed(done.held().loadId(), done.held().messageId(), done.held().messageType(),
+                    done.held().state().wire(), done.auditId());
+        }
+    }
+
+    /** A dry run: how many held loads the filters match, and the loads a repair of at most {@code limit} would change. */
+    @RegisterForReflection
+    record RepairPreview(String action, int matched, List<HeldView> loads) {
+    }
+
+    /** A load the bulk repair left as it was, and why (it was released or changed meanwhile). */
+    @RegisterForReflection
+    record Refused(String loadId, String detail) {
+    }
+
+    @RegisterForReflection
+    record Repaired(String action, List<Changed> done, List<Refused> refused) {
     }
 }

@@ -3,6 +3,7 @@ package dev.loadflow.store.queue;
 import dev.loadflow.model.event.MessageSkipped;
 import dev.loadflow.store.audit.AuditRecord;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,15 @@ public interface HeldLoads {
     int count();
 
     /** Held loads, longest held first. */
-    List<HeldLoad> list(int limit);
+    default List<HeldLoad> list(int limit) {
+        return list(Filter.ALL, limit);
+    }
+
+    /** The held loads {@code filter} matches, longest held first. */
+    List<HeldLoad> list(Filter filter, int limit);
+
+    /** How many loads {@code filter} matches that an operator may still repair (not being skipped). */
+    int count(Filter filter);
 
     /** Remembers the head's latest delivery, so a retry or a skip can make it visible at once. */
     void handedBack(String loadId, String messageId, String receiptHandle);
@@ -60,6 +69,21 @@ public interface HeldLoads {
 
     /** Ends the hold of {@code loadId} at {@code messageId} (the head was processed, skipped, or is gone). */
     void release(String loadId, String messageId);
+
+    /**
+     * Which holds: held since {@code since} (inclusive) and before {@code until}, at a message
+     * of {@code messageType}; a null bound or type matches every hold.
+     */
+    record Filter(Instant since, Instant until, String messageType) {
+
+        public static final Filter ALL = new Filter(null, null, null);
+
+        public Filter {
+            if (since != null && until != null && !until.isAfter(since)) {
+                throw new IllegalArgumentException("until must be after since");
+            }
+        }
+    }
 
     /** A hold as an operator's change left it, and the change's audit row. */
     record Changed(HeldLoad held, long auditId) {

@@ -37,9 +37,15 @@ public final class PgHeldLoads implements HeldLoads {
 
     static final String AMONG = "SELECT " + COLUMNS + " FROM held_load WHERE load_id = ANY($1)";
 
-    static final String LIST = "SELECT " + COLUMNS + " FROM held_load ORDER BY held_since, load_id LIMIT $1";
+    /** $1 since, $2 until, $3 message type: each null for any. */
+    private static final String MATCHING = """
+            ($1::timestamptz IS NULL OR held_since >= $1) AND ($2::timestamptz IS NULL OR held_since < $2)
+            AND ($3::text IS NULL OR message_type = $3)""";
 
-    static final String COUNT = "SELECT count(*)::int AS held FROM held_load WHERE state <> 'skipped'";
+    static final String LIST = "SELECT " + COLUMNS + " FROM held_load WHERE " + MATCHING
+            + " ORDER BY held_since, load_id LIMIT $4";
+
+    static final String COUNT = "SELECT count(*)::int AS held FROM held_load WHERE state <> 'skipped' AND " + MATCHING;
 
     static final String HANDED_BACK = "UPDATE held_load SET receipt_handle = $3 WHERE load_id = $1 AND message_id = $2";
 
@@ -101,14 +107,23 @@ public final class PgHeldLoads implements HeldLoads {
 
     @Override
     public int count() {
-        return Pg.await(pool.preparedQuery(COUNT).execute()).iterator().next().getInteger("held");
+        return count(Filter.ALL);
     }
 
     @Override
-    public List<HeldLoad> list(int limit) {
+    public int count(Filter filter) {
+        return Pg.await(pool.preparedQuery(COUNT).execute(matching(filter))).iterator().next().getInteger("held");
+    }
+
+    @Override
+    public List<HeldLoad> list(Filter filter, int limit) {
         List<HeldLoad> held = new ArrayList<>();
-        Pg.await(pool.preparedQuery(LIST).execute(Tuple.of(limit))).forEach(row -> held.add(held(row)));
+        Pg.await(pool.preparedQuery(LIST).execute(matching(filter).addInteger(limit))).forEach(row -> held.add(held(row)));
         return held;
+    }
+
+    private static Tuple matching(Filter filter) {
+        return Tuple.of(Pg.at(filter.since()), Pg.at(filter.until()), filter.messageType());
     }
 
     @Override

@@ -69,6 +69,24 @@ class PgHeldLoadsTest {
     }
 
     @Test
+    void holdsAreFoundByWhenTheyBeganAndTheHeadsTypeAndThoseBeingSkippedAreNotCounted() {
+        held.hold(HeldLoad.held("L-1", "m-1", "LoadAssigned", "boom", T0));
+        held.hold(HeldLoad.held("L-2", "m-2", "unreadable", "unreadable message", T0.plus(Duration.ofHours(1))));
+        held.hold(HeldLoad.held("L-3", "m-3", "unreadable", "unreadable message", T0.plus(Duration.ofHours(2))));
+        held.skip(new MessageSkipped("m-3", "L-3", "unreadable", T0, "otto", "garbled"), audit("load.skip"));
+        HeldLoads.Filter fromTheSecondHour = new HeldLoads.Filter(T0.plus(Duration.ofHours(1)), null, null);
+        HeldLoads.Filter theFirstHour = new HeldLoads.Filter(T0, T0.plus(Duration.ofHours(1)), null);
+        HeldLoads.Filter unreadable = new HeldLoads.Filter(null, null, "unreadable");
+
+        assertThat(held.list(fromTheSecondHour, 10)).extracting(HeldLoad::loadId).containsExactly("L-2", "L-3");
+        assertThat(held.count(fromTheSecondHour)).as("L-3 is being skipped").isEqualTo(1);
+        assertThat(held.list(theFirstHour, 10)).extracting(HeldLoad::loadId).containsExactly("L-1");
+        assertThat(held.list(unreadable, 1)).extracting(HeldLoad::loadId).containsExactly("L-2");
+        assertThat(held.count(HeldLoads.Filter.ALL)).isEqualTo(2);
+        assertThatThrownBy(() -> new HeldLoads.Filter(T0, T0, null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aRetryIsAuditedAndAnUnheldLoadWritesNothing() {
         held.hold(HeldLoad.held("L-1", "m-1", "LoadAssigned", "boom", T0));
         held.handedBack("L-1", "m-1", "handle-1");
