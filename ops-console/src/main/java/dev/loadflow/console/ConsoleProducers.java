@@ -6,6 +6,7 @@ import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.overview.PgLoadDirectory;
 import dev.loadflow.store.overview.PgOverview;
+import dev.loadflow.store.overview.PgWaiting;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.PgHeldLoads;
@@ -50,6 +51,12 @@ public class ConsoleProducers {
     @Singleton
     PgOverview overview(Pool pool) {
         return new PgOverview(pool);
+    }
+
+    @Produces
+    @Singleton
+    PgWaiting waiting(Pool pool) {
+        return new PgWaiting(pool);
     }
 
     @Produces

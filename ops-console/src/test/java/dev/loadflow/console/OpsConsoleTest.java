@@ -193,6 +193,44 @@ class OpsConsoleTest {
                 .contains("<title id=\"lateness-title\">Timer lateness");
     }
 
+    @Test
+    void theOverviewsBacklogTimersAndQueueCountsOpenWhatWaitsOldestFirst() {
+        String load = storyLoad();
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        Instant longAgo = T0.minus(Duration.ofDays(300));
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                UPDATE outbox SET available_at = $2, attempts = 2, last_failure = 'retryable: 503 from +15550100'
+                WHERE outbox_id = $1""").execute(io.vertx.sqlclient.Tuple.of(sms, dev.loadflow.store.pg.Pg.at(longAgo))));
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("UPDATE timers SET fire_at = $2 WHERE load_id = $1")
+                .execute(io.vertx.sqlclient.Tuple.of(load, dev.loadflow.store.pg.Pg.at(longAgo))));
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("""
+                WITH queued AS (INSERT INTO load_queue (load_id, message_id, body, enqueued_at)
+                                VALUES ($1, 'sms_0715', '{}', $2), ($1, 'sms_0716', '{}', $2) RETURNING load_id)
+                INSERT INTO load_queue_group (load_id, visible_at) SELECT DISTINCT load_id, $2 FROM queued""")
+                .execute(io.vertx.sqlclient.Tuple.of(load, dev.loadflow.store.pg.Pg.at(longAgo))));
+
+        String overview = page(TestCallers.viewer(), "/").body().asString();
+        String waiting = page(TestCallers.viewer(), "/waiting").body().asString();
+        String operators = page(TestCallers.operator(), "/waiting").body().asString();
+
+        assertThat(overview).contains("<a href=\"/waiting#backlog\">").contains("<a href=\"/waiting#timers\">")
+                .contains("<a href=\"/waiting#queue\">");
+        assertThat(firstRow(waiting, "due-row")).as("the longest due first").startsWith("<td><code>" + sms + "</code>");
+        assertThat(firstRow(waiting, "late-timer")).as("the latest timer first")
+                .startsWith("<td><code>tmr:" + load + ":ask:eta_request:ping_0700:1</code>");
+        assertThat(firstRow(waiting, "queued-load")).as("the load waiting longest first, with its two messages")
+                .startsWith("<td><a href=\"/loads/" + load + "\">" + load + "</a></td><td>2</td>");
+        assertThat(waiting).as("a viewer reads no number").contains("retryable: 503 from +1***00").doesNotContain("+15550100");
+        assertThat(operators).contains("retryable: 503 from +15550100");
+    }
+
+    /** The cells of the first row of class {@code rowClass} on a page. */
+    private static String firstRow(String html, String rowClass) {
+        int start = html.indexOf("<tr class=\"" + rowClass + "\">");
+        assertThat(start).as("a row of class " + rowClass).isNotNegative();
+        return html.substring(start + ("<tr class=\"" + rowClass + "\">").length());
+    }
+
     /** A load assigned to {@code client} and {@code driver}, with its assignment's decision. */
     private String assignedLoad(String client, String driver) {
         String load = newLoadId();
@@ -551,6 +589,58 @@ class OpsConsoleTest {
         ConsoleTestResource.admin().verify(1, postRequestedFor(urlPathEqualTo("/admin/outbox/replay"))
                 .withQueryParam("dryRun", equalTo("false")).withQueryParam("limit", equalTo("50"))
                 .withHeader("Authorization", equalTo("Bearer " + operator)));
+    }
+
+    @Test
+    void heldLoadsAreFilteredByWhenTheyWereHeldAndSkippedTogetherAfterADryRun() {
+        String early = assignedLoad("client-a", "+15550151");
+        String late = assignedLoad("client-a", "+15550152");
+        PgHeldLoads holds = new PgHeldLoads(owner, clock);
+        holds.hold(HeldLoad.held(early, "sms_0715", "InboundSms", "unreadable: bad JSON", T0.minus(Duration.ofDays(400))));
+        holds.hold(HeldLoad.held(late, "sms_0716", "InboundSms", "unreadable: bad JSON", T0.minus(Duration.ofDays(399))));
+        String operator = TestCallers.operator();
+        String span = "since=2025-10-26T00:00&until=2025-10-27T00:00";
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/loads/held/repair")).withQueryParam("dryRun", equalTo("true"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"action\": \"skip\", \"matched\": 1, \"loads\": [{\"loadId\": \"" + early
+                                + "\", \"messageId\": \"sms_0715\", \"messageType\": \"InboundSms\", \"reason\": \"unreadable: bad JSON\", "
+                                + "\"since\": \"2025-10-26T07:00:00Z\", \"state\": \"held\", \"waiting\": 0}]}")));
+        ConsoleTestResource.admin().stubFor(post(urlPathEqualTo("/admin/loads/held/repair")).withQueryParam("dryRun", equalTo("false"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"action\": \"skip\", \"done\": [{\"loadId\": \"" + early + "\", \"messageId\": \"sms_0715\", "
+                                + "\"messageType\": \"InboundSms\", \"state\": \"skipped\", \"auditId\": 41}], \"refused\": []}")));
+
+        String filtered = page(operator, "/held?" + span).body().asString();
+        Csrf csrf = Csrf.of(operator, "/held?" + span);
+        String preview = csrf.post(operator).formParam("since", "2025-10-26T00:00:00Z").formParam("until", "2025-10-27T00:00:00Z")
+                .formParam("messageType", "").formParam("action", "skip").formParam("reason", "the gateway garbled them")
+                .formParam("limit", "50").post("/held/repair/preview").then().statusCode(200).extract().body().asString();
+
+        assertThat(filtered).as("held on 2025-10-26 UTC only").contains("data-load=\"" + early + "\"")
+                .doesNotContain("data-load=\"" + late + "\"")
+                .contains("<input type=\"datetime-local\" id=\"held-since\" name=\"since\" value=\"2025-10-26T00:00\">");
+        assertThat(preview).contains("<b id=\"matched\">1</b>").contains("<b id=\"would-change\">1</b>")
+                .contains("the gateway garbled them").contains("Skip 1 load(s)").contains("value=\"" + csrf.field() + "\"");
+        ConsoleTestResource.admin().verify(0, postRequestedFor(urlPathEqualTo("/admin/loads/held/repair"))
+                .withQueryParam("dryRun", equalTo("false")));
+
+        var confirmed = csrf.post(operator).formParam("since", "2025-10-26T00:00:00Z").formParam("until", "2025-10-27T00:00:00Z")
+                .formParam("action", "skip").formParam("reason", "the gateway garbled them").formParam("limit", "50")
+                .post("/held/repair").then().extract();
+
+        assertThat(confirmed.statusCode()).isEqualTo(303);
+        assertThat(confirmed.header("Location")).contains("since=2025-10-26T00%3A00%3A00Z").contains("done=bulk-skip&count=1&refused=0");
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlPathEqualTo("/admin/loads/held/repair"))
+                .withQueryParam("dryRun", equalTo("false")).withQueryParam("since", equalTo("2025-10-26T00:00:00Z"))
+                .withQueryParam("until", equalTo("2025-10-27T00:00:00Z")).withQueryParam("limit", equalTo("50"))
+                .withHeader("Authorization", equalTo("Bearer " + operator))
+                .withRequestBody(equalToJson("{\"action\": \"skip\", \"reason\": \"the gateway garbled them\"}")));
+        assertThat(page(operator, java.net.URLDecoder.decode(confirmed.header("Location").replaceFirst("^https?://[^/]+", ""),
+                java.nio.charset.StandardCharsets.UTF_8)).body().asString())
+                .contains("Skipped the head messages of 1 load(s)");
+        assertThat(csrf.post(operator).formParam("action", "skip").formParam("reason", " ").formParam("limit", "5")
+                .post("/held/repair/preview").statusCode()).as("a skip needs a reason").isEqualTo(400);
+        assertThat(page(operator, "/held?since=2025-10-27T00:00&until=2025-10-26T00:00").statusCode()).isEqualTo(400);
     }
 
     @Test

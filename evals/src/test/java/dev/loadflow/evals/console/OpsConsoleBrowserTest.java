@@ -239,6 +239,114 @@ class OpsConsoleBrowserTest {
     }
 
     /**
+     * Two loads held by one broken producer are skipped together from the held list: filtered by
+     * when they were held, a dry run lists both, the confirmation skips both, each audited alone.
+     */
+    @Test
+    void loadsHeldInOneSpanAreSkippedTogetherAfterADryRun() throws Exception {
+        // a second before now on the database's clock, which the worker's holds are stamped with too
+        String since = java.time.Instant.ofEpochMilli(stack.count(
+                "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000")).toString();
+        List<String> loads = List.of("481281", "481282");
+        for (String load : loads) {
+            unreadable(load, "bad_1", "{\"eventId\": \"bad_1\", \"loadId\": \"" + load + "\", \"type\": \"LoadAssigned\", \"payload\": {\"clientId\": 7}}");
+        }
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            String held = get(WORKER_ADMIN + "/admin/loads/held?since=" + since, stack.operator());
+            return loads.stream().allMatch(load -> held.contains("\"" + load + "\""));
+        });
+
+        signInAndOpen(stack.operator(), "/held");
+        browser.get(stack.consoleUrl() + "/held?since=" + since);
+        assertThat(browser.findElements(By.cssSelector("tr.held-load"))).extracting(row -> row.getAttribute("data-load"))
+                .containsExactlyInAnyOrderElementsOf(loads);
+        browser.findElement(By.cssSelector("#repair-action option[value=skip]")).click();
+        browser.findElement(By.id("repair-reason")).sendKeys("the producer sent numeric client ids");
+        browser.findElement(By.cssSelector("#repair-preview button[type=submit]")).click();
+
+        assertThat(loaded(By.id("would-change")).getText()).isEqualTo("2");
+        assertThat(browser.findElements(By.cssSelector("tr.would-repair"))).hasSize(2);
+        assertThat(get(WORKER_ADMIN + "/admin/loads/held?since=" + since, stack.operator())).as("the dry run skipped nothing")
+                .contains("\"481281\"").contains("\"481282\"");
+        browser.findElement(By.cssSelector("#repair-confirm button[type=submit]")).click();
+
+        assertThat(loaded(By.id("notice")).getText()).contains("Skipped the head messages of 2 load(s)");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            String held = get(WORKER_ADMIN + "/admin/loads/held?since=" + since, stack.operator());
+            return loads.stream().noneMatch(load -> held.contains("\"" + load + "\""));
+        });
+        String audit = get(DISPATCHER_ADMIN + "/admin/audit?principal=local-operator", stack.operator());
+        for (String load : loads) {
+            assertThat(audit).as("each load's skip audited alone").contains("\"target\":\"" + load + "\"");
+            assertThat(stack.count("SELECT count(*) FROM event_log WHERE load_id = '" + load + "' AND type = 'MessageSkipped'"))
+                    .isEqualTo(1);
+        }
+    }
+
+    /**
+     * Every page at a laptop's width (1,280 pixels): no sideways scrolling, one heading that names
+     * the page, every form field labelled for a screen reader, and every text at least WCAG AA's
+     * contrast against what it is drawn on (4.5:1, 3:1 for large text).
+     */
+    @Test
+    void everyPageFitsALaptopAndIsReadableByAScreenReader() {
+        signInAndOpen(stack.operator(), "/");
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 900));
+        try {
+            for (String path : List.of("/", "/loads", "/loads?client=client-a&active=", "/loads/" + LocalRun.LOAD, "/held", "/dead",
+                    "/ambiguous", "/alerts", "/audit")) {
+                browser.get(stack.consoleUrl() + path);
+                assertThat(browser.findElements(By.tagName("h1"))).as(path + ": one heading").hasSize(1);
+                assertThat((Boolean) browser.executeScript(
+                        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"))
+                        .as(path + ": no sideways scrolling at 1,280 pixels").isTrue();
+                assertThat(unlabelled()).as(path + ": form fields without a label").isEmpty();
+                assertThat(lowContrast()).as(path + ": text below WCAG AA contrast").isEmpty();
+            }
+        } finally {
+            browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 2200));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> unlabelled() {
+        return (List<String>) browser.executeScript("""
+                return [...document.querySelectorAll('input, select, textarea')]
+                  .filter(f => f.type !== 'hidden' && f.type !== 'submit')
+                  .filter(f => !f.getAttribute('aria-label') && !f.getAttribute('aria-labelledby') && !f.closest('label')
+                     && !(f.id && document.querySelector('label[for="' + f.id + '"]')))
+                  .map(f => f.outerHTML);""");
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> lowContrast() {
+        return (List<String>) browser.executeScript("""
+                const rgb = c => c.match(/[\\d.]+/g).map(Number);
+                const luminance = c => {
+                  const [r, g, b] = rgb(c).slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+                  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+                };
+                const background = el => {
+                  for (; el; el = el.parentElement) {
+                    const c = getComputedStyle(el).backgroundColor, v = rgb(c);
+                    if (v.length < 4 || v[3] > 0) return c;
+                  }
+                  return 'rgb(255, 255, 255)';
+                };
+                const low = [];
+                for (const el of document.querySelectorAll('body *')) {
+                  if (el.closest('svg') || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+                  const s = getComputedStyle(el);
+                  if (s.display === 'none' || s.visibility === 'hidden' || !el.getClientRects().length) continue;
+                  const a = luminance(s.color), b = luminance(background(el));
+                  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+                  const size = parseFloat(s.fontSize), large = size >= 24 || (size >= 18.66 && Number(s.fontWeight) >= 700);
+                  if (ratio < (large ? 3 : 4.5)) low.push(el.tagName + ' "' + el.textContent.trim().slice(0, 40) + '" ' + ratio.toFixed(2) + ':1');
+                }
+                return low;""");
+    }
+
+    /**
      * A page of another origin on the same host (same site, so even a SameSite=Strict cookie goes
      * with its form) posts a skip to the console while an operator is signed in: refused for want
      * of the CSRF token, and the load stays held.
@@ -290,7 +398,8 @@ class OpsConsoleBrowserTest {
         assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+1***00");
         assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();
         browser.get(stack.consoleUrl() + "/held");
-        assertThat(browser.findElements(By.cssSelector("main button"))).isEmpty();
+        assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();
+        assertThat(browser.findElements(By.id("repair-preview"))).isEmpty();
         browser.get(stack.consoleUrl() + "/dead");
         assertThat(browser.findElements(By.id("replay-preview"))).isEmpty();
         assertThat(browser.findElements(By.cssSelector("main form[method=post]"))).isEmpty();

@@ -5,6 +5,7 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -20,6 +21,17 @@ public interface WorkerAdmin {
     @POST
     @Path("/{loadId}/retry")
     Response retry(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId);
+
+    /**
+     * Retries or skips the held heads the filters match, at most {@code limit}:
+     * {@code {"action": "retry"|"skip", "reason": …}}; {@code dryRun} lists them and changes nothing.
+     */
+    @POST
+    @Path("/held/repair")
+    @Consumes(MediaType.APPLICATION_JSON)
+    Response repair(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @QueryParam("since") String since,
+                    @QueryParam("until") String until, @QueryParam("messageType") String messageType,
+                    @QueryParam("limit") Integer limit, @QueryParam("dryRun") boolean dryRun, Map<String, String> repair);
 
     @POST
     @Path("/{loadId}/skip")

@@ -5,6 +5,7 @@ import dev.loadflow.console.admin.DispatcherAdmin;
 import dev.loadflow.console.admin.WorkerAdmin;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.service.security.Roles;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
@@ -65,6 +66,48 @@ public class ConsoleActions {
         }
         answered("load-worker", () -> worker.skip(caller.authorization(), loadId, Map.of("reason", reason.trim())));
         return back(from, loadId, "skipped");
+    }
+
+    /** The dry run of a bulk retry or skip of held loads: which loads it would change, for the operator to confirm. */
+    @POST
+    @Path("/held/repair/preview")
+    public Object repairPreview(@FormParam("since") String since, @FormParam("until") String until,
+                                @FormParam("messageType") String messageType, @FormParam("action") String action,
+                                @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
+        Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
+        JsonNode answer = repair(filter, action, reason, limit, true);
+        List<Views.Held> loads = new ArrayList<>();
+        answer.path("loads").forEach(h -> loads.add(new Views.Held(h.path("loadId").asText(), h.path("messageId").asText(),
+                h.path("messageType").asText(), caller.masked() ? PhoneMask.mask(h.path("reason").asText())
+                : h.path("reason").asText(), h.path("since").asText(), h.path("state").asText())));
+        return Pages.heldRepairPreview(caller, filter, limit, ConsolePages.blankToNull(reason),
+                new Views.RepairPreview(answer.path("action").asText(), answer.path("matched").asLong(), loads));
+    }
+
+    @POST
+    @Path("/held/repair")
+    public Response repairMatching(@FormParam("since") String since, @FormParam("until") String until,
+                                   @FormParam("messageType") String messageType, @FormParam("action") String action,
+                                   @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
+        Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
+        JsonNode answer = repair(filter, action, reason, limit, false);
+        return Response.seeOther(UriBuilder.fromUri("/held?" + filter.query() + "done=bulk-" + answer.path("action").asText()
+                + "&count=" + answer.path("done").size() + "&refused=" + answer.path("refused").size()).build()).build();
+    }
+
+    /** The load-worker's bulk repair of the holds {@code filter} matches, or its dry run. */
+    private JsonNode repair(Views.HeldFilter filter, String action, String reason, Integer limit, boolean dryRun) {
+        if (!"retry".equals(action) && !"skip".equals(action)) {
+            throw ConsoleProblem.badRequest("Retry or skip?", "Choose whether the held head messages are retried or skipped.");
+        }
+        if ("skip".equals(action) && ConsolePages.blankToNull(reason) == null) {
+            throw ConsoleProblem.badRequest("A skip needs a reason",
+                    "Say why the messages are skipped: the reason is written in each load's log and the audit trail.");
+        }
+        Map<String, String> body = ConsolePages.blankToNull(reason) == null ? Map.of("action", action)
+                : Map.of("action", action, "reason", reason.trim());
+        return answered("load-worker", () -> worker.repair(caller.authorization(), filter.since(), filter.until(),
+                filter.messageType(), limit, dryRun, body));
     }
 
     /** The dry run: what a replay of these filters would do, for the operator to confirm. */

@@ -13,6 +13,8 @@ import dev.loadflow.store.outbox.DeadRowQuery;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.overview.PgLoadDirectory;
 import dev.loadflow.store.overview.PgOverview;
+import dev.loadflow.store.overview.PgWaiting;
+import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.store.queue.HeldLoads;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
@@ -62,13 +64,17 @@ public class ConsolePages {
     private final ConsoleConfig config;
     private final PgOverview overview;
     private final PgLoadDirectory directory;
+    private final PgWaiting waiting;
     private final Clock clock;
     private final int replayMax;
+    private final int heldRepairMax;
 
     ConsolePages(LoadStories stories, HeldLoads held, Outbox outbox, OpsAlerts alerts, AdminAudit audit, Caller caller,
-                 ConsoleConfig config, PgOverview overview, PgLoadDirectory directory, Clock clock,
+                 ConsoleConfig config, PgOverview overview, PgLoadDirectory directory, PgWaiting waiting, Clock clock,
                  @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500")
-                 int replayMax) {
+                 int replayMax,
+                 @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.held-repair-max", defaultValue = "200")
+                 int heldRepairMax) {
         this.stories = stories;
         this.held = held;
         this.outbox = outbox;
@@ -78,8 +84,10 @@ public class ConsolePages {
         this.config = config;
         this.overview = overview;
         this.directory = directory;
+        this.waiting = waiting;
         this.clock = clock;
         this.replayMax = replayMax;
+        this.heldRepairMax = heldRepairMax;
     }
 
     /** The overview: what needs an operator now, each count linked to its list, and the last hours in charts. */
@@ -100,12 +108,12 @@ public class ConsolePages {
                         "may or may not have reached a provider"),
                 new Views.Count("alerts", "Open ops alerts", Long.toString(counts.openAlerts()), "/alerts", counts.openAlerts() > 0,
                         "not acknowledged"),
-                new Views.Count("backlog", "Outbox due", Long.toString(counts.outboxDue()), null,
+                new Views.Count("backlog", "Outbox due", Long.toString(counts.outboxDue()), "/waiting#backlog",
                         counts.oldestDue().compareTo(Duration.ofMinutes(5)) > 0,
                         counts.outboxDue() == 0 ? "nothing waiting" : "oldest due " + age(counts.oldestDue()) + " ago"),
-                new Views.Count("queue", "Queue depth", Long.toString(counts.queued()), null, false,
+                new Views.Count("queue", "Queue depth", Long.toString(counts.queued()), "/waiting#queue", false,
                         "messages waiting in the load queue (PostgreSQL)"),
-                new Views.Count("timers", "Timers late", Long.toString(counts.timersLate()), null, counts.timersLate() > 0,
+                new Views.Count("timers", "Timers late", Long.toString(counts.timersLate()), "/waiting#timers", counts.timersLate() > 0,
                         "scheduled, more than " + PgOverview.TIMER_LATE.toSeconds() + " s past their time"));
         Map<String, double[]> sent = new java.util.LinkedHashMap<>();
         activity.sentByChannel().forEach((channel, values) -> sent.put(channel, Charts.toDoubles(values)));
@@ -120,6 +128,25 @@ public class ConsolePages {
                 Charts.lines("lateness", "Timer lateness: the latest a timer fired after its time", "s", CHART_SPAN, CHART_INTERVAL,
                         lateness));
         return Pages.home(caller, new Views.Overview(shown, charts, OVERVIEW_REFRESH_SECONDS, now.truncatedTo(ChronoUnit.SECONDS).toString()));
+    }
+
+    /** What waits behind the overview's backlog, late-timer and queue counts, oldest first. */
+    @GET
+    @Path("/waiting")
+    public Object waiting() {
+        Instant now = clock.instant();
+        int size = config.pageSize();
+        boolean masked = caller.masked();
+        return Pages.waiting(caller, now.truncatedTo(ChronoUnit.SECONDS).toString(),
+                waiting.due(now, size).stream().map(r -> new Views.DueRow(r.outboxId(), r.loadId(), r.actionType(), r.channel(),
+                        r.attempts(), age(Duration.between(r.dueAt(), now)), masked ? PhoneMask.mask(r.lastFailure()) : r.lastFailure()))
+                        .toList(),
+                waiting.late(now, PgOverview.TIMER_LATE, size).stream().map(t -> new Views.LateTimer(t.timerId(), t.loadId(),
+                        Views.text(t.fireAt()), age(Duration.between(t.fireAt(), now)))).toList(),
+                waiting.queued(size).stream().map(q -> new Views.QueuedLoad(q.loadId(), q.messages(),
+                        q.oldestEnqueuedAt() == null ? "" : age(Duration.between(q.oldestEnqueuedAt(), now)),
+                        q.visibleAt().isAfter(now) ? "in " + age(Duration.between(now, q.visibleAt())) : "now")).toList(),
+                size);
     }
 
     private static String age(Duration age) {
@@ -185,9 +212,17 @@ public class ConsolePages {
 
     @GET
     @Path("/held")
-    public Object held(@QueryParam("done") String done, @QueryParam("load") String load) {
-        return Pages.held(caller, held.list(HELD_MAX).stream().map(h -> Views.Held.of(h, caller.masked())).toList(),
-                InboundIds.isValidLoadId(load) ? Notices.of(done, load) : null);
+    public Object held(@QueryParam("since") String since, @QueryParam("until") String until,
+                       @QueryParam("messageType") String messageType, @QueryParam("done") String done,
+                       @QueryParam("load") String load, @QueryParam("count") @DefaultValue("0") int count,
+                       @QueryParam("refused") @DefaultValue("0") int refused) {
+        Views.HeldFilter filter = heldFilter(since, until, messageType);
+        HeldLoads.Filter matching = new HeldLoads.Filter(instant("since", filter.since()), instant("until", filter.until()),
+                filter.messageType());
+        String notice = done != null && done.startsWith("bulk-") ? Notices.bulk(done, count, refused)
+                : InboundIds.isValidLoadId(load) ? Notices.of(done, load) : null;
+        return Pages.held(caller, filter, held.list(matching, HELD_MAX).stream().map(h -> Views.Held.of(h, caller.masked())).toList(),
+                notice, heldRepairMax);
     }
 
     @GET
@@ -244,6 +279,21 @@ public class ConsolePages {
         String query = Views.param("since", from) + Views.param("principal", who);
         return Pages.audit(caller, who, Views.picker(from), list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked())).toList(),
                 new Views.Paging(page, list.size() > size, "/audit", query));
+    }
+
+    /** The held-list filters, checked as the load-worker's admin API checks them (a 400 page when one is wrong). */
+    static Views.HeldFilter heldFilter(String since, String until, String messageType) {
+        Instant from = instant("since", blankToNull(since));
+        Instant to = instant("until", blankToNull(until));
+        if (from != null && to != null && !to.isAfter(from)) {
+            throw ConsoleProblem.badRequest("No such time span", "until must be after since.");
+        }
+        String type = blankToNull(messageType);
+        if (type != null && type.length() > 64) {
+            throw ConsoleProblem.badRequest("Not a message type", "A message type is an event type such as InboundSms, or "
+                    + "unreadable; got '" + abbreviate(type) + "'.");
+        }
+        return new Views.HeldFilter(iso(from), iso(to), type);
     }
 
     /** The dead-row filters, checked as the dispatcher's admin API checks them (a 400 page when one is wrong). */
@@ -315,6 +365,17 @@ public class ConsolePages {
             return switch (done) {
                 case "retry" -> "Retry asked: the worker delivers the head message of load " + loadId + " again now.";
                 case "skipped" -> "Skipped the head message of load " + loadId + ": its next messages now run.";
+                default -> null;
+            };
+        }
+
+        /** After a bulk repair: how many loads it changed, and how many it left (released or changed meanwhile). */
+        static String bulk(String done, int count, int refused) {
+            String left = refused == 0 ? "" : " " + refused + " load(s) were left as they were: released or changed meanwhile.";
+            return switch (done) {
+                case "bulk-retry" -> "Retry asked for " + count + " held load(s): the worker delivers their head messages again now."
+                        + left;
+                case "bulk-skip" -> "Skipped the head messages of " + count + " load(s): their next messages now run." + left;
                 default -> null;
             };
         }

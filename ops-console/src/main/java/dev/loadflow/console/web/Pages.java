@@ -19,7 +19,14 @@ public final class Pages {
 
     public static native TemplateInstance loads(Caller caller, Views.LoadFilter filter, List<Views.FoundLoad> loads, Views.Paging paging);
 
-    public static native TemplateInstance held(Caller caller, List<Views.Held> held, String notice);
+    public static native TemplateInstance waiting(Caller caller, String readAt, List<Views.DueRow> due,
+                                                  List<Views.LateTimer> late, List<Views.QueuedLoad> queued, int limit);
+
+    public static native TemplateInstance held(Caller caller, Views.HeldFilter filter, List<Views.Held> held, String notice,
+                                               int repairMax);
+
+    public static native TemplateInstance heldRepairPreview(Caller caller, Views.HeldFilter filter, int limit, String reason,
+                                                            Views.RepairPreview preview);
 
     public static native TemplateInstance dead(Caller caller, Views.DeadFilter filter, List<Views.Dead> rows,
                                                Views.Paging paging, String notice, int replayMax);

@@ -127,6 +127,43 @@ public final class Views {
         }
     }
 
+    /** An outbox row due and not delivered: how long it has been due, and why it failed before if it did. */
+    public record DueRow(String outboxId, String loadId, String actionType, String channel, int attempts, String dueFor,
+                         String lastFailure) {
+    }
+
+    /** A scheduled timer past its time, and by how much. */
+    public record LateTimer(String timerId, String loadId, String fireAt, String lateBy) {
+    }
+
+    /** A load with queued messages: how many, how long the oldest waits, when its head is handed out next. */
+    public record QueuedLoad(String loadId, long messages, String oldestWaits, String next) {
+    }
+
+    /** The filters of the held list or a bulk repair, as given: held since, until (ISO-8601), head message's type. */
+    public record HeldFilter(String since, String until, String messageType) {
+
+        public String query() {
+            return param("since", since) + param("until", until) + param("messageType", messageType);
+        }
+
+        public String sinceLocal() {
+            return picker(since);
+        }
+
+        public String untilLocal() {
+            return picker(until);
+        }
+    }
+
+    /** What a dry run of a bulk repair says: holds matched, and the loads a repair would change. */
+    public record RepairPreview(String action, long matched, List<Held> loads) {
+
+        public boolean skip() {
+            return "skip".equals(action);
+        }
+    }
+
     /** An ISO-8601 instant as a {@code datetime-local} picker's value, in UTC to the minute ("" for none). */
     public static String picker(String instant) {
         return instant == null ? "" : java.time.LocalDateTime.ofInstant(Instant.parse(instant), java.time.ZoneOffset.UTC)
