@@ -138,7 +138,7 @@ public final class GuardRails {
             if (!stage.equals(assigned.stage())) {
                 throw new RefusedAnswer("update_stage sets the assignment's stage, " + assigned.stage() + "; got " + stage);
             }
-            String subject = "evt:" + event.eventId();
+            String subject = dev.loadflow.model.id.EventIds.eventSubject(event.eventId());
             actions.add(new Action.UpdateStage(subject, 1, stage));
             List<java.net.URI> webhooks = rules.stageWebhooks();
             if (!webhooks.isEmpty()) {

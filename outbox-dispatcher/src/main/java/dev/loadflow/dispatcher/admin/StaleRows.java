@@ -1,6 +1,7 @@
 package dev.loadflow.dispatcher.admin;
 
 import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.id.ActionKey;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.OutboxRow;
@@ -53,9 +54,12 @@ final class StaleRows {
         return closing;
     }
 
-    /** The subject of an outbox id ({@code {loadId}/{subject}/{attempt}/{type}}), or null. */
+    /** The subject of an outbox id (an {@link ActionKey}), or null for an id that is none. */
     private static String subject(String outboxId) {
-        String[] parts = outboxId.split("/", -1);
-        return parts.length == 4 ? parts[1] : null;
+        try {
+            return ActionKey.parse(outboxId).subject();
+        } catch (IllegalArgumentException notAnActionKey) {
+            return null;
+        }
     }
 }

@@ -34,7 +34,7 @@ public record ActionKey(String loadId, String subject, int attempt, ActionType a
      * the event is never lost and a redelivery of it cannot raise a second task.
      */
     public static ActionKey heroTaskAfterDuplicate(String loadId, String eventId) {
-        return new ActionKey(loadId, "evt:" + eventId, 1, ActionType.CREATE_HERO_TASK);
+        return new ActionKey(loadId, EventIds.eventSubject(eventId), 1, ActionType.CREATE_HERO_TASK);
     }
 
     /** Parses {@code {loadId}/{subject}/{attempt}/{actionType}}. */

@@ -11,9 +11,19 @@ public final class EventIds {
     private EventIds() {
     }
 
+    private static final String EVENT = "evt:";
+
     /** {@code evt:{timerId}}: the id of the {@code TimerFired} event of one timer. */
     public static String timerFired(TimerId timerId) {
-        return "evt:" + timerId;
+        return EVENT + timerId;
+    }
+
+    /**
+     * {@code evt:{eventId}}: the subject of actions keyed by the inbound event that made them
+     * rather than by an ask (a stage update, the Hero task after a duplicate action key).
+     */
+    public static String eventSubject(String eventId) {
+        return EVENT + eventId;
     }
 
     /**

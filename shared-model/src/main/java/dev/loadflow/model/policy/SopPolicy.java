@@ -8,6 +8,7 @@ import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.event.Risk;
 import dev.loadflow.model.id.ActionKey;
 import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.EventIds;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.model.projection.OpenAsk;
@@ -65,7 +66,7 @@ public final class SopPolicy implements DecisionPolicy {
         if (assigned.stage().equals(state.stage())) {
             return Decision.noop(who + ", stage still " + assigned.stage());
         }
-        String subject = "evt:" + event.eventId();
+        String subject = EventIds.eventSubject(event.eventId());
         List<Action> actions = new ArrayList<>();
         actions.add(new Action.UpdateStage(subject, 1, assigned.stage()));
         List<URI> webhooks = rulesByClient.apply(assigned.clientId()).stageWebhooks();
