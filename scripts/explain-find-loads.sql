@@ -3,7 +3,8 @@
 --   psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -f scripts/explain-find-loads.sql
 -- Every migration is applied as Flyway would; then 1,000,000 loads, each assigned (500 clients,
 -- 100,000 drivers' numbers) and pinged once, over 30 days; 1,000 held; 2% with a dead outbox row;
--- 5% with a timer waiting. The statements are PgLoadDirectory's with literal parameters.
+-- 5% with a timer waiting; every load dispatched, then 10% moved in transit and 1% delivered
+-- (update_stage, load_stage). The statements are PgLoadDirectory's with literal parameters.
 \set QUIET on
 DROP DATABASE IF EXISTS loadflow_find;
 CREATE DATABASE loadflow_find;
@@ -36,6 +37,7 @@ CREATE DATABASE loadflow_find;
 \i store-postgres/src/main/resources/db/migration/V26__acknowledged_before_retention.sql
 \i store-postgres/src/main/resources/db/migration/V27__schema_floor.sql
 \i store-postgres/src/main/resources/db/migration/V28__find_loads_by_client.sql
+\i store-postgres/src/main/resources/db/migration/V29__find_loads_by_stage.sql
 
 INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
 SELECT 'load-' || i, 1, 'assign', 'event', 'LoadAssigned', t, t,
@@ -45,6 +47,9 @@ FROM generate_series(0, 999999) i, LATERAL (SELECT timestamptz '2026-11-01' + i 
 INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
 SELECT 'load-' || i, 2, 'ping', 'event', 'LocationPing', t, t, '{"payload": {"risk": "low"}}'
 FROM generate_series(0, 999999) i, LATERAL (SELECT timestamptz '2026-11-01' + i * interval '2.592 seconds' + interval '1 minute' AS t) at;
+INSERT INTO load_stage (load_id, stage, outbox_id, updated_at)
+SELECT 'load-' || i, CASE WHEN i % 100 = 0 THEN 'delivered' ELSE 'in_transit' END, 'x', timestamptz '2026-11-30'
+FROM generate_series(0, 999999, 10) i;
 INSERT INTO held_load (load_id, message_id, message_type, reason, held_since, state)
 SELECT 'load-' || (i * 997), 'm', 'InboundSms', 'unreadable', timestamptz '2026-11-30', 'held' FROM generate_series(0, 999) i;
 INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at, dead_at, created_at)
@@ -68,6 +73,33 @@ ORDER BY load_id LIMIT 51 OFFSET 0;
 \echo '== by the driver''s number (10 loads)'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
 SELECT load_id FROM (SELECT DISTINCT load_id FROM event_log WHERE type = 'LoadAssigned' AND body -> 'payload' ->> 'driverPhone' = '+15550001234') found
+ORDER BY load_id LIMIT 51 OFFSET 0;
+\echo '== at stage delivered (10,000 loads), the first page'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT load_id FROM (
+    (SELECT load_id FROM load_stage WHERE stage = 'delivered' ORDER BY load_id LIMIT 51)
+    UNION
+    (SELECT DISTINCT e.load_id FROM event_log e
+     WHERE e.type = 'LoadAssigned' AND e.body -> 'payload' ->> 'stage' = 'delivered'
+       AND NOT EXISTS (SELECT 1 FROM load_stage s WHERE s.load_id = e.load_id)
+     ORDER BY e.load_id LIMIT 51)) found
+ORDER BY load_id LIMIT 51 OFFSET 0;
+\echo '== at stage dispatched alone (900,000 loads), the first page'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT load_id FROM (
+    (SELECT load_id FROM load_stage WHERE stage = 'dispatched' ORDER BY load_id LIMIT 51)
+    UNION
+    (SELECT DISTINCT e.load_id FROM event_log e
+     WHERE e.type = 'LoadAssigned' AND e.body -> 'payload' ->> 'stage' = 'dispatched'
+       AND NOT EXISTS (SELECT 1 FROM load_stage s WHERE s.load_id = e.load_id)
+     ORDER BY e.load_id LIMIT 51)) found
+ORDER BY load_id LIMIT 51 OFFSET 0;
+\echo '== by client and at stage dispatched (all 2,000 of the client''s loads; 900,000 loads dispatched)'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)
+SELECT load_id FROM (SELECT DISTINCT load_id FROM event_log WHERE type = 'LoadAssigned' AND body -> 'payload' ->> 'clientId' = 'client-7') found
+WHERE coalesce((SELECT s.stage FROM load_stage s WHERE s.load_id = found.load_id),
+               (SELECT e.body -> 'payload' ->> 'stage' FROM event_log e
+                WHERE e.load_id = found.load_id AND e.type = 'LoadAssigned' ORDER BY e.seq DESC LIMIT 1)) = 'dispatched'
 ORDER BY load_id LIMIT 51 OFFSET 0;
 \echo '== with dead rows (20,000 loads)'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, SUMMARY ON)

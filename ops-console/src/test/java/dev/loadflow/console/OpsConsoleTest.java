@@ -256,6 +256,11 @@ class OpsConsoleTest {
         String held = assignedLoad(client, "+15550142");
         new PgHeldLoads(owner, clock).hold(HeldLoad.held(held, "sms_0715", "InboundSms", "unreadable: bad JSON", T0));
         String other = assignedLoad("another-" + client, "+15550142");
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("INSERT INTO load_stage (load_id, stage, outbox_id, updated_at) VALUES ($1, 'in_transit', 'x', $2)")
+                .execute(io.vertx.sqlclient.Tuple.of(held, dev.loadflow.store.pg.Pg.at(T0))));
+        String rareStage = "held-at-" + client;
+        dev.loadflow.store.pg.Pg.await(owner.preparedQuery("INSERT INTO load_stage (load_id, stage, outbox_id, updated_at) VALUES ($1, $2, 'x', $3)")
+                .execute(io.vertx.sqlclient.Tuple.of(other, rareStage, dev.loadflow.store.pg.Pg.at(T0))));
         String operator = TestCallers.operator();
 
         String byClient = page(operator, "/loads?client=" + client + "&active=").body().asString();
@@ -263,11 +268,18 @@ class OpsConsoleTest {
         String byDriver = given().header("Authorization", "Bearer " + operator).accept(HTML).queryParam("driver", "+15550142")
                 .queryParam("active", "").get("/loads").then().statusCode(200).extract().body().asString();
         String recent = page(operator, "/loads").body().asString();
+        String inTransit = page(operator, "/loads?client=" + client + "&stage=in_transit&active=").body().asString();
+        String dispatched = page(operator, "/loads?client=" + client + "&stage=dispatched&active=").body().asString();
 
         assertThat(listed(byClient)).as("the client's loads, by load id").containsExactlyElementsOf(
                 java.util.stream.Stream.of(calm, held).sorted().toList());
         assertThat(byClient).contains("+15550141").contains("dispatched").contains("<a href=\"/loads/" + calm + "\">");
         assertThat(listed(heldOfClient)).containsExactly(held);
+        assertThat(listed(inTransit)).as("the stage its update_stage set").containsExactly(held);
+        assertThat(listed(dispatched)).as("the assignment's stage, never changed").containsExactly(calm);
+        assertThat(inTransit).contains("<td>in_transit</td>");
+        assertThat(listed(page(operator, "/loads?stage=" + rareStage + "&active=").body().asString()))
+                .as("the stage alone").containsExactly(other);
         assertThat(listed(byDriver)).as("every load the number was assigned to").contains(held, other).doesNotContain(calm);
         assertThat(listed(recent)).as("without a filter: the loads active in the last 24 hours").contains(calm, held, other);
         assertThat(recent).contains("<option value=\"24\" selected>");

@@ -163,7 +163,7 @@ public class ConsolePages {
     @Path("/loads")
     public Object loads(@QueryParam("loadId") String loadId, @QueryParam("client") String client,
                         @QueryParam("driver") String driver, @QueryParam("held") String held, @QueryParam("dead") String dead,
-                        @QueryParam("openAsk") String openAsk, @QueryParam("active") String active,
+                        @QueryParam("stage") String stage, @QueryParam("openAsk") String openAsk, @QueryParam("active") String active,
                         @QueryParam("page") @DefaultValue("0") int page) {
         if (loadId != null) {
             String id = loadId.trim();
@@ -178,18 +178,23 @@ public class ConsolePages {
         if (driverPhone != null && caller.masked()) {
             throw new io.quarkus.security.ForbiddenException("finding loads by the driver's number needs the operator role");
         }
-        String hours = active == null ? (blankToNull(client) == null && driverPhone == null && held == null && dead == null
-                && openAsk == null ? "24" : "") : active.trim();
+        String atStage = blankToNull(stage);
+        if (atStage != null && atStage.length() > 64) {
+            throw ConsoleProblem.badRequest("Not a stage", "A stage is 1 to 64 characters, e.g. in_transit; got '"
+                    + abbreviate(atStage) + "'.");
+        }
+        String hours = active == null ? (blankToNull(client) == null && driverPhone == null && atStage == null && held == null
+                && dead == null && openAsk == null ? "24" : "") : active.trim();
         if (!hours.isEmpty() && !hours.matches("\\d{1,4}")) {
             throw ConsoleProblem.badRequest("Not a number of hours", "'active' is a whole number of hours, or empty for any time; got '"
                     + abbreviate(hours) + "'.");
         }
-        Views.LoadFilter filter = new Views.LoadFilter(blankToNull(client), driverPhone, held != null, dead != null, openAsk != null,
-                hours);
+        Views.LoadFilter filter = new Views.LoadFilter(blankToNull(client), driverPhone, atStage, held != null, dead != null,
+                openAsk != null, hours);
         int size = config.pageSize();
         Instant since = hours.isEmpty() ? null : clock.instant().minus(Duration.ofHours(Long.parseLong(hours)));
-        PgLoadDirectory.Query query = new PgLoadDirectory.Query(filter.client(), filter.driver(), filter.held(), filter.dead(),
-                filter.openAsk(), since, page * size, size + 1);
+        PgLoadDirectory.Query query = new PgLoadDirectory.Query(filter.client(), filter.driver(), filter.stage(), filter.held(),
+                filter.dead(), filter.openAsk(), since, page * size, size + 1);
         List<PgLoadDirectory.Found> found = query.filtered() ? directory.find(query) : List.of();
         return Pages.loads(caller, filter, found.stream().limit(size).map(f -> Views.FoundLoad.of(f, caller.masked())).toList(),
                 new Views.Paging(page, found.size() > size, "/loads", filter.query()));

@@ -93,10 +93,12 @@ public final class Views {
     }
 
     /** The filters of the loads list, as given; {@code active} in hours ("" for any time). */
-    public record LoadFilter(String client, String driver, boolean held, boolean dead, boolean openAsk, String active) {
+    public record LoadFilter(String client, String driver, String stage, boolean held, boolean dead, boolean openAsk,
+                             String active) {
 
         public String query() {
-            return param("client", client) + param("driver", driver) + (held ? "held=on&" : "") + (dead ? "dead=on&" : "")
+            return param("client", client) + param("driver", driver) + param("stage", stage) + (held ? "held=on&" : "")
+                    + (dead ? "dead=on&" : "")
                     + (openAsk ? "openAsk=on&" : "") + param("active", active);
         }
     }

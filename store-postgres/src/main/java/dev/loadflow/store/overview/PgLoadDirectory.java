@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Finds loads for the console: by client, by the driver's number, by whether a load is held, has
+ * Finds loads for the console: by client, by the driver's number, by stage (V29), by whether a load is held, has
  * dead outbox rows or an ask waiting for the driver, and by activity since a time; each filter
  * reads the index made for it (the assignments by client, V28, and by driver's number, V24; the
  * held loads; the dead rows; the scheduled timers; the log by time), the filters given are
@@ -22,11 +22,11 @@ public final class PgLoadDirectory {
      * What to find: each filter null (or false) when not given. {@code activeSince} alone lists the
      * loads with a log entry since then.
      */
-    public record Query(String clientId, String driverPhone, boolean held, boolean deadRows, boolean openAsk,
+    public record Query(String clientId, String driverPhone, String stage, boolean held, boolean deadRows, boolean openAsk,
                         Instant activeSince, int offset, int limit) {
 
         public boolean filtered() {
-            return clientId != null || driverPhone != null || held || deadRows || openAsk || activeSince != null;
+            return clientId != null || driverPhone != null || stage != null || held || deadRows || openAsk || activeSince != null;
         }
     }
 
@@ -43,6 +43,29 @@ public final class PgLoadDirectory {
             SELECT DISTINCT load_id FROM event_log WHERE type = 'LoadAssigned' AND body -> 'payload' ->> 'clientId' = $%d""";
     static final String BY_DRIVER = """
             SELECT DISTINCT load_id FROM event_log WHERE type = 'LoadAssigned' AND body -> 'payload' ->> 'driverPhone' = $%d""";
+    /**
+     * A page of the loads at a stage, when the stage is the only filter: the one their last
+     * {@code update_stage} set, or, where none was set (the stage never changed), their
+     * assignments' stage. Each side reads its index in load id order only as far as the page
+     * ($2 = offset + limit), so a stage most loads share costs a page, not a set of most loads.
+     */
+    static final String BY_STAGE_PAGE = """
+            SELECT load_id FROM (
+                (SELECT load_id FROM load_stage WHERE stage = $1 ORDER BY load_id LIMIT $2)
+                UNION
+                (SELECT DISTINCT e.load_id FROM event_log e
+                 WHERE e.type = 'LoadAssigned' AND e.body -> 'payload' ->> 'stage' = $1
+                   AND NOT EXISTS (SELECT 1 FROM load_stage s WHERE s.load_id = e.load_id)
+                 ORDER BY e.load_id LIMIT $2)) found
+            ORDER BY load_id LIMIT $3 OFFSET $4""";
+    /**
+     * A found load's stage is {@code $n}, as the list shows it: checked load by load when another
+     * filter gives the loads (a stage most loads share would otherwise be a set of most loads).
+     */
+    static final String AT_STAGE = """
+            coalesce((SELECT s.stage FROM load_stage s WHERE s.load_id = found.load_id),
+                     (SELECT e.body -> 'payload' ->> 'stage' FROM event_log e
+                      WHERE e.load_id = found.load_id AND e.type = 'LoadAssigned' ORDER BY e.seq DESC LIMIT 1)) = $%d""";
     static final String HELD = "SELECT load_id FROM held_load";
     static final String DEAD = "SELECT DISTINCT load_id FROM outbox WHERE status = 'dead'";
     static final String OPEN_ASK = "SELECT DISTINCT load_id FROM timers WHERE status = 'scheduled'";
@@ -97,11 +120,22 @@ public final class PgLoadDirectory {
             params.add(Pg.at(query.activeSince()));
             sets.add(ACTIVE_SINCE.formatted(params.size()));
         }
-        params.add(query.limit());
-        params.add(query.offset());
-        // only fixed fragments are joined here; every value is a parameter
-        String sql = "SELECT load_id FROM (" + String.join(" INTERSECT ", sets) + ") found ORDER BY load_id LIMIT $"
-                + (params.size() - 1) + " OFFSET $" + params.size();
+        String sql;
+        if (sets.isEmpty()) {
+            sql = BY_STAGE_PAGE;
+            params.addAll(List.of(query.stage(), query.offset() + query.limit(), query.limit(), query.offset()));
+        } else {
+            String atStage = "";
+            if (query.stage() != null) {
+                params.add(query.stage());
+                atStage = " WHERE " + AT_STAGE.formatted(params.size());
+            }
+            params.add(query.limit());
+            params.add(query.offset());
+            // only fixed fragments are joined here; every value is a parameter
+            sql = "SELECT load_id FROM (" + String.join(" INTERSECT ", sets) + ") found" + atStage + " ORDER BY load_id LIMIT $"
+                    + (params.size() - 1) + " OFFSET $" + params.size();
+        }
         List<String> loads = new ArrayList<>();
         for (Row row : Pg.await(pool.preparedQuery(sql).execute(Tuple.from(params)))) {
             loads.add(row.getString("load_id"));
