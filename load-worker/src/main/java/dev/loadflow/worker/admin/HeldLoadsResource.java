@@ -1,5 +1,6 @@
 package dev.loadflow.worker.admin;
 
+import dev.loadflow.service.admin.HeldRepairAnswer;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -23,6 +24,7 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -60,22 +62,22 @@ public class HeldLoadsResource {
     @Path("/held")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @RunOnVirtualThread
-    public Response held(@QueryParam("since") String since, @QueryParam("until") String until,
+    public RestResponse<Held> held(@QueryParam("since") String since, @QueryParam("until") String until,
                          @QueryParam("messageType") String messageType,
                          @QueryParam("limit") @DefaultValue("100") int limit) {
         if (limit < 1 || limit > 1000) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 1000", "limit").response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 1000", "limit").exception();
         }
         List<HeldLoad> loads = held.list(filter(since, until, messageType), limit);
         Map<String, Integer> waiting = queue.waiting(loads.stream().map(HeldLoad::loadId).toList());
-        return Response.ok(new Held(loads.stream().map(h -> HeldView.of(h, waiting.get(h.loadId()))).toList())).build();
+        return RestResponse.ok(new Held(loads.stream().map(h -> view(h, waiting.get(h.loadId()))).toList()));
     }
 
     @POST
     @Path("/{loadId}/retry")
     @RolesAllowed(Roles.OPERATOR)
     @RunOnVirtualThread
-    public Response retry(@PathParam("loadId") String loadId) {
+    public RestResponse<HeldRepairAnswer.Changed> retry(@PathParam("loadId") String loadId) {
         AuditRecord audit = audits.of("load.retry", loadId, Map.of());
         return answer(repairs.retry(loadId, audit), audit);
     }
@@ -85,7 +87,7 @@ public class HeldLoadsResource {
     @Consumes(MediaType.WILDCARD)
     @RolesAllowed(Roles.OPERATOR)
     @RunOnVirtualThread
-    public Response skip(@PathParam("loadId") String loadId, String body) {
+    public RestResponse<HeldRepairAnswer.Changed> skip(@PathParam("loadId") String loadId, String body) {
         String reason = OperatorReason.from(body, "why the message is skipped (written in the load's log)");
         AuditRecord audit = audits.of("load.skip", loadId, Map.of("reason", reason));
         return answer(repairs.skip(loadId, reason, audit), audit);
@@ -102,12 +104,12 @@ public class HeldLoadsResource {
     @Consumes(MediaType.WILDCARD)
     @RolesAllowed(Roles.OPERATOR)
     @RunOnVirtualThread
-    public Response repairMatching(@QueryParam("since") String since, @QueryParam("until") String until,
+    public RestResponse<HeldRepairAnswer> repairMatching(@QueryParam("since") String since, @QueryParam("until") String until,
                                    @QueryParam("messageType") String messageType, @QueryParam("limit") Integer limit,
                                    @QueryParam("dryRun") @DefaultValue("false") boolean dryRun, String body) {
         if (limit == null || limit < 1 || limit > repairMax) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit is required: how many loads at most, 1 to "
-                    + repairMax + " (loadflow.admin.held-repair-max)", "limit").response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit is required: how many loads at most, 1 to "
+                    + repairMax + " (loadflow.admin.held-repair-max)", "limit").exception();
         }
         BulkRepair repair = BulkRepair.from(body);
         HeldLoads.Filter filter = filter(since, until, messageType);
@@ -115,8 +117,8 @@ public class HeldLoadsResource {
                 .filter(h -> h.state() != HeldLoad.State.SKIPPED).toList();
         if (dryRun) {
             Map<String, Integer> waiting = queue.waiting(chosen.stream().map(HeldLoad::loadId).toList());
-            return Response.ok(new RepairPreview(repair.action(), held.count(filter),
-                    chosen.stream().map(h -> HeldView.of(h, waiting.get(h.loadId()))).toList())).build();
+            return RestResponse.ok(new HeldRepairAnswer.Preview(repair.action(), held.count(filter),
+                    chosen.stream().map(h -> view(h, waiting.get(h.loadId()))).toList()));
         }
         Map<String, Object> params = new TreeMap<>();
         Optional.ofNullable(since).ifPresent(v -> params.put("since", v));
@@ -124,8 +126,8 @@ public class HeldLoadsResource {
         Optional.ofNullable(messageType).ifPresent(v -> params.put("messageType", v));
         params.put("limit", limit);
         Optional.ofNullable(repair.reason()).ifPresent(v -> params.put("reason", v));
-        List<Changed> done = new ArrayList<>();
-        List<Refused> refused = new ArrayList<>();
+        List<HeldRepairAnswer.Changed> done = new ArrayList<>();
+        List<HeldRepairAnswer.Refused> refused = new ArrayList<>();
         for (HeldLoad load : chosen) {
             AuditRecord audit = audits.of("load." + repair.action(), load.loadId(), Map.of("matching", params));
             HeldRepairs.Result result = "skip".equals(repair.action())
@@ -133,24 +135,34 @@ public class HeldLoadsResource {
                     : repairs.retry(load.loadId(), audit);
             if (result instanceof HeldRepairs.Done changed) {
                 audits.logged(audit, changed.auditId(), changed.held().state().wire() + " " + changed.held().messageId());
-                done.add(Changed.of(changed));
+                done.add(changed(changed));
             } else {
-                refused.add(new Refused(load.loadId(), refusal(result)));
+                refused.add(new HeldRepairAnswer.Refused(load.loadId(), refusal(result)));
             }
         }
-        return Response.ok(new Repaired(repair.action(), done, refused)).build();
+        return RestResponse.ok(new HeldRepairAnswer.Repaired(repair.action(), done, refused));
+    }
+
+    private static HeldRepairAnswer.Held view(HeldLoad h, Integer waiting) {
+        return new HeldRepairAnswer.Held(h.loadId(), h.messageId(), h.messageType(), h.reason(), h.since(), h.state().wire(),
+                waiting);
+    }
+
+    private static HeldRepairAnswer.Changed changed(HeldRepairs.Done done) {
+        return new HeldRepairAnswer.Changed(done.held().loadId(), done.held().messageId(), done.held().messageType(),
+                done.held().state().wire(), done.auditId());
     }
 
     private static HeldLoads.Filter filter(String since, String until, String messageType) {
         Instant from = instant("since", since);
         Instant to = instant("until", until);
         if (from != null && to != null && !to.isAfter(from)) {
-            throw new WebApplicationException(Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    "until must be after since", "until").response());
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    "until must be after since", "until").exception();
         }
         if (messageType != null && (messageType.isBlank() || messageType.length() > 64)) {
-            throw new WebApplicationException(Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    "messageType is an event type, e.g. InboundSms, or unreadable", "messageType").response());
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    "messageType is an event type, e.g. InboundSms, or unreadable", "messageType").exception();
         }
         return new HeldLoads.Filter(from, to, messageType);
     }
@@ -159,8 +171,8 @@ public class HeldLoadsResource {
         try {
             return value == null || value.isBlank() ? null : Instant.parse(value);
         } catch (DateTimeParseException e) {
-            throw new WebApplicationException(Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
-                    name + " must be an ISO-8601 instant, got '" + value + "'", name).response());
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    name + " must be an ISO-8601 instant, got '" + value + "'", name).exception();
         }
     }
 
@@ -174,53 +186,21 @@ public class HeldLoadsResource {
         };
     }
 
-    private Response answer(HeldRepairs.Result result, AuditRecord audit) {
+    private RestResponse<HeldRepairAnswer.Changed> answer(HeldRepairs.Result result, AuditRecord audit) {
         return switch (result) {
             case HeldRepairs.Done done -> {
                 audits.logged(audit, done.auditId(), done.held().state().wire() + " " + done.held().messageId());
-                yield Response.ok(Changed.of(done)).build();
+                yield RestResponse.ok(changed(done));
             }
-            case HeldRepairs.NotHeld notHeld -> Problem.of(Response.Status.NOT_FOUND, "Not Found", refusal(notHeld), null)
-                    .response();
-            case HeldRepairs.BeingSkipped skipping -> Problem.of(Response.Status.CONFLICT, "Conflict", refusal(skipping), null)
-                    .response();
-            case HeldRepairs.Moved moved -> Problem.of(Response.Status.CONFLICT, "Conflict", refusal(moved), null).response();
+            case HeldRepairs.NotHeld notHeld -> throw Problem.of(Response.Status.NOT_FOUND, "Not Found", refusal(notHeld), null)
+                    .exception();
+            case HeldRepairs.BeingSkipped skipping -> throw Problem.of(Response.Status.CONFLICT, "Conflict", refusal(skipping),
+                    null).exception();
+            case HeldRepairs.Moved moved -> throw Problem.of(Response.Status.CONFLICT, "Conflict", refusal(moved), null).exception();
         };
     }
 
-    /** {@code waiting}: messages queued behind the head; null where the queue cannot count per load (SQS). */
     @RegisterForReflection
-    record HeldView(String loadId, String messageId, String messageType, String reason, Instant since, String state,
-                    Integer waiting) {
-        static HeldView of(HeldLoad h, Integer waiting) {
-            return new HeldView(h.loadId(), h.messageId(), h.messageType(), h.reason(), h.since(), h.state().wire(),
-                    waiting);
-        }
-    }
-
-    @RegisterForReflection
-    record Held(List<HeldView> held) {
-    }
-
-    @RegisterForReflection
-    record Changed(String loadId, String messageId, String messageType, String state, long auditId) {
-        static Changed of(HeldRepairs.Done done) {
-            return new Changed(done.held().loadId(), done.held().messageId(), done.held().messageType(),
-                    done.held().state().wire(), done.auditId());
-        }
-    }
-
-    /** A dry run: how many held loads the filters match, and the loads a repair of at most {@code limit} would change. */
-    @RegisterForReflection
-    record RepairPreview(String action, int matched, List<HeldView> loads) {
-    }
-
-    /** A load the bulk repair left as it was, and why (it was released or changed meanwhile). */
-    @RegisterForReflection
-    record Refused(String loadId, String detail) {
-    }
-
-    @RegisterForReflection
-    record Repaired(String action, List<Changed> done, List<Refused> refused) {
+    record Held(List<HeldRepairAnswer.Held> held) {
     }
 }

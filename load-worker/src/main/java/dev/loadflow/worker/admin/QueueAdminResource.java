@@ -19,6 +19,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import java.time.Instant;
 import java.util.List;
@@ -45,29 +46,29 @@ public class QueueAdminResource {
     @GET
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @RunOnVirtualThread
-    public Response parked(@QueryParam("limit") @DefaultValue("50") int limit) {
+    public RestResponse<Parked> parked(@QueryParam("limit") @DefaultValue("50") int limit) {
         if (limit < 1 || limit > 500) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 500", "limit").response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 500", "limit").exception();
         }
-        return Response.ok(new Parked(queue.parked(limit).stream().map(ParkedView::of).toList())).build();
+        return RestResponse.ok(new Parked(queue.parked(limit).stream().map(ParkedView::of).toList()));
     }
 
     @POST
     @RolesAllowed(Roles.OPERATOR)
     @Path("/redrive")
     @RunOnVirtualThread
-    public Response redrive(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId) {
+    public RestResponse<Redriven> redrive(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId) {
         if (loadId == null || messageId == null) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).exception();
         }
         AuditRecord audit = audits.of("queue.redrive", loadId + "/" + messageId, Map.of());
         Optional<Long> auditId = queue.redrive(loadId, messageId, audit);
         if (auditId.isEmpty()) {
-            return Problem.of(Response.Status.NOT_FOUND, "Not Found",
-                    "no parked message " + messageId + " of load " + loadId, null).response();
+            throw Problem.of(Response.Status.NOT_FOUND, "Not Found",
+                    "no parked message " + messageId + " of load " + loadId, null).exception();
         }
         audits.logged(audit, auditId.get(), "redriven");
-        return Response.ok(new Redriven(loadId, messageId, true, auditId.get())).build();
+        return RestResponse.ok(new Redriven(loadId, messageId, true, auditId.get()));
     }
 
     @POST
@@ -75,10 +76,10 @@ public class QueueAdminResource {
     @Path("/acknowledge")
     @Consumes(MediaType.WILDCARD)
     @RunOnVirtualThread
-    public Response acknowledge(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId,
+    public RestResponse<Acknowledged> acknowledge(@QueryParam("loadId") String loadId, @QueryParam("messageId") String messageId,
                                 String body) {
         if (loadId == null || messageId == null) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).exception();
         }
         String reason = OperatorReason.from(body, "what was done instead of a redrive");
         AuditRecord audit = audits.of("queue.acknowledge", loadId + "/" + messageId, Map.of("reason", reason));
@@ -86,15 +87,14 @@ public class QueueAdminResource {
         try {
             auditId = queue.acknowledgeParked(loadId, messageId, audit);
         } catch (UnsupportedOperationException e) {
-            return Problem.of(Response.Status.CONFLICT, "Conflict", e.getMessage(), null).response();
+            throw Problem.of(Response.Status.CONFLICT, "Conflict", e.getMessage(), null).exception();
         }
         if (auditId.isEmpty()) {
-            return Problem.of(Response.Status.CONFLICT, "Conflict",
-                    "no parked message " + messageId + " of load " + loadId + " waiting for an acknowledgement", null)
-                    .response();
+            throw Problem.of(Response.Status.CONFLICT, "Conflict",
+                    "no parked message " + messageId + " of load " + loadId + " waiting for an acknowledgement", null).exception();
         }
         audits.logged(audit, auditId.get(), "acknowledged");
-        return Response.ok(new Acknowledged(loadId, messageId, true, auditId.get())).build();
+        return RestResponse.ok(new Acknowledged(loadId, messageId, true, auditId.get()));
     }
 
     @RegisterForReflection

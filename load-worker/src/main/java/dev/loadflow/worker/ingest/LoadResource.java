@@ -26,6 +26,11 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -72,18 +77,23 @@ public class LoadResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.SOURCE)
-    public Uni<Response> ingest(@PathParam("loadId") String loadId, String body) {
+    @Operation(summary = "Ingest one event of the load: 202 queued, 200 when its event id was queued or logged already")
+    @APIResponse(responseCode = "202", description = "queued",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Receipt.class)))
+    @APIResponse(responseCode = "200", description = "already queued or already processed: nothing changed",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = Receipt.class)))
+    public Uni<RestResponse<Receipt>> ingest(@PathParam("loadId") String loadId, String body) {
         if (body != null && body.length() > MAX_BODY_BYTES / 3 && body.getBytes(StandardCharsets.UTF_8).length > MAX_BODY_BYTES) {
-            return Uni.createFrom().item(Problem.of(Response.Status.REQUEST_ENTITY_TOO_LARGE, "Event too large",
-                    "an event's body is at most " + MAX_BODY_BYTES + " bytes", "$").response());
+            throw Problem.of(Response.Status.REQUEST_ENTITY_TOO_LARGE, "Event too large",
+                    "an event's body is at most " + MAX_BODY_BYTES + " bytes", "$").exception();
         }
         // the request's trace (its traceparent header, or the trace this request began) goes with the event
         InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
                 .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
         if (!StaticTokens.mayPost(caller, event.type())) {
-            return Uni.createFrom().item(Problem.of(Response.Status.FORBIDDEN, "Event type not owned",
+            throw Problem.of(Response.Status.FORBIDDEN, "Event type not owned",
                     "source " + caller.getPrincipal().getName() + " may not post " + event.type().wire() + " events",
-                    "type").response());
+                    "type").exception();
         }
         return Uni.createFrom().item(() -> {
             LoadQueue.Intake intake;
@@ -91,14 +101,14 @@ public class LoadResource {
                 intake = ingests.submit(QueueMessage.of(event));
             } catch (RuntimeException e) {
                 if (DatabaseUnreachable.is(e)) {
-                    return DatabaseUnreachable.answer("the event");
+                    throw DatabaseUnreachable.refusal("the event");
                 }
                 throw e;
             }
             return switch (intake) {
-                case LOGGED -> Response.ok(receipt(event, "already processed")).build();
-                case QUEUED -> Response.accepted(receipt(event, "queued")).build();
-                case ALREADY_QUEUED -> Response.ok(receipt(event, "already queued")).build();
+                case LOGGED -> RestResponse.ok(receipt(event, "already processed"));
+                case QUEUED -> RestResponse.accepted(receipt(event, "queued"));
+                case ALREADY_QUEUED -> RestResponse.ok(receipt(event, "already queued"));
             };
         }).runSubscriptionOn(writers);
     }
@@ -107,17 +117,19 @@ public class LoadResource {
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
-    public Response load(@PathParam("loadId") String loadId) {
+    @Operation(summary = "The load's projected state, version and log (phone numbers masked for a viewer)")
+    public RestResponse<LoadView> load(@PathParam("loadId") String loadId) {
         if (!InboundIds.isValidLoadId(loadId)) {
-            return Problem.of(Response.Status.BAD_REQUEST, "Invalid load id",
-                    "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'", "loadId").response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Invalid load id",
+                    "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'", "loadId").exception();
         }
         LoadLog log = events.read(loadId);
         if (log.version() == 0) {
-            return Problem.of(Response.Status.NOT_FOUND, "No such load",
-                    "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null).response();
+            throw Problem.of(Response.Status.NOT_FOUND, "No such load",
+                    "load " + loadId + " has no log yet (an event still in the queue is not logged until processed)", null)
+                    .exception();
         }
-        return Response.ok(LoadView.of(log)).build();
+        return RestResponse.ok(LoadView.of(log));
     }
 
     private static Receipt receipt(InboundEvent event, String status) {
@@ -126,6 +138,6 @@ public class LoadResource {
 
     /** What ingest answers: the event's ids and what became of it (queued, already queued, already processed). */
     @RegisterForReflection
-    record Receipt(String loadId, String eventId, String status) {
+    public record Receipt(String loadId, String eventId, String status) {
     }
 }

@@ -21,6 +21,11 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -68,6 +73,9 @@ public class TwilioSmsResource {
     @RunOnVirtualThread
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @Produces({"text/xml", "application/problem+json"})
+    @Operation(summary = "Twilio's signed webhook of a driver's SMS: the SMS is ingested for the load its sender is assigned to")
+    @APIResponse(responseCode = "200", description = "taken: an empty TwiML document (loadflow answers through its own decisions)",
+            content = @Content(mediaType = "text/xml", schema = @Schema(type = SchemaType.STRING)))
     public Response sms(MultivaluedMap<String, String> form, @HeaderParam(SIGNATURE) String signature) {
         if (config.authToken().isEmpty() || config.webhookUrl().isEmpty()) {
             return Problem.of(Response.Status.NOT_FOUND, "Twilio source not configured",

@@ -5,6 +5,8 @@ import dev.loadflow.console.admin.DispatcherAdmin;
 import dev.loadflow.console.admin.WorkerAdmin;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.service.admin.HeldRepairAnswer;
+import dev.loadflow.service.admin.ReplayAnswer;
 import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.service.security.Roles;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -41,11 +43,14 @@ public class ConsoleActions {
     private final WorkerAdmin worker;
     private final DispatcherAdmin dispatcher;
     private final Caller caller;
+    private final com.fasterxml.jackson.databind.ObjectMapper json;
 
-    ConsoleActions(@RestClient WorkerAdmin worker, @RestClient DispatcherAdmin dispatcher, Caller caller) {
+    ConsoleActions(@RestClient WorkerAdmin worker, @RestClient DispatcherAdmin dispatcher, Caller caller,
+                   com.fasterxml.jackson.databind.ObjectMapper json) {
         this.worker = worker;
         this.dispatcher = dispatcher;
         this.caller = caller;
+        this.json = json;
     }
 
     @POST
@@ -75,13 +80,11 @@ public class ConsoleActions {
                                 @FormParam("messageType") String messageType, @FormParam("action") String action,
                                 @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
         Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
-        JsonNode answer = repair(filter, action, reason, limit, true);
-        List<Views.Held> loads = new ArrayList<>();
-        answer.path("loads").forEach(h -> loads.add(new Views.Held(h.path("loadId").asText(), h.path("messageId").asText(),
-                h.path("messageType").asText(), caller.masked() ? PhoneMask.mask(h.path("reason").asText())
-                : h.path("reason").asText(), h.path("since").asText(), h.path("state").asText())));
+        HeldRepairAnswer.Preview answer = repair(filter, action, reason, limit, true, HeldRepairAnswer.Preview.class);
+        List<Views.Held> loads = answer.loads().stream().map(h -> new Views.Held(h.loadId(), h.messageId(), h.messageType(),
+                caller.masked() ? PhoneMask.mask(h.reason()) : h.reason(), Views.text(h.since()), h.state())).toList();
         return Pages.heldRepairPreview(caller, filter, limit, ConsolePages.blankToNull(reason),
-                new Views.RepairPreview(answer.path("action").asText(), answer.path("matched").asLong(), loads));
+                new Views.RepairPreview(answer.action(), answer.matched(), loads));
     }
 
     @POST
@@ -90,13 +93,14 @@ public class ConsoleActions {
                                    @FormParam("messageType") String messageType, @FormParam("action") String action,
                                    @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
         Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
-        JsonNode answer = repair(filter, action, reason, limit, false);
-        return Response.seeOther(UriBuilder.fromUri("/held?" + filter.query() + "done=bulk-" + answer.path("action").asText()
-                + "&count=" + answer.path("done").size() + "&refused=" + answer.path("refused").size()).build()).build();
+        HeldRepairAnswer.Repaired answer = repair(filter, action, reason, limit, false, HeldRepairAnswer.Repaired.class);
+        return Response.seeOther(UriBuilder.fromUri("/held?" + filter.query() + "done=bulk-" + answer.action()
+                + "&count=" + answer.done().size() + "&refused=" + answer.refused().size()).build()).build();
     }
 
     /** The load-worker's bulk repair of the holds {@code filter} matches, or its dry run. */
-    private JsonNode repair(Views.HeldFilter filter, String action, String reason, Integer limit, boolean dryRun) {
+    private <T extends HeldRepairAnswer> T repair(Views.HeldFilter filter, String action, String reason, Integer limit,
+                                                  boolean dryRun, Class<T> answer) {
         if (!"retry".equals(action) && !"skip".equals(action)) {
             throw ConsoleProblem.badRequest("Retry or skip?", "Choose whether the held head messages are retried or skipped.");
         }
@@ -107,7 +111,7 @@ public class ConsoleActions {
         Map<String, String> body = ConsolePages.blankToNull(reason) == null ? Map.of("action", action)
                 : Map.of("action", action, "reason", reason.trim());
         return answered("load-worker", () -> worker.repair(caller.authorization(), filter.since(), filter.until(),
-                filter.messageType(), limit, dryRun, body));
+                filter.messageType(), limit, dryRun, body), answer);
     }
 
     /** The dry run: what a replay of these filters would do, for the operator to confirm. */
@@ -117,11 +121,7 @@ public class ConsoleActions {
                           @FormParam("since") String since, @FormParam("until") String until,
                           @FormParam("limit") Integer limit) {
         Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
-        JsonNode answer = replay(filter, limit, true);
-        List<String> sample = new ArrayList<>();
-        answer.path("sample").forEach(id -> sample.add(id.asText()));
-        return Pages.replayPreview(caller, filter, limit, new Views.ReplayPreview(answer.path("matched").asLong(),
-                answer.path("wouldReplay").asLong(), answer.path("stale").asLong(), sample));
+        return Pages.replayPreview(caller, filter, limit, replay(filter, limit, true, ReplayAnswer.Preview.class));
     }
 
     @POST
@@ -130,9 +130,9 @@ public class ConsoleActions {
                            @FormParam("since") String since, @FormParam("until") String until,
                            @FormParam("limit") Integer limit) {
         Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
-        JsonNode answer = replay(filter, limit, false);
+        ReplayAnswer.Replayed answer = replay(filter, limit, false, ReplayAnswer.Replayed.class);
         return Response.seeOther(UriBuilder.fromUri("/dead?" + filter.query() + "done=replayed&count="
-                + answer.path("replayed").asInt()).build()).build();
+                + answer.replayed()).build()).build();
     }
 
     /**
@@ -173,9 +173,9 @@ public class ConsoleActions {
     }
 
     /** The dispatcher's replay of the rows {@code filter} matches (stale rows left dead), or its dry run. */
-    private JsonNode replay(Views.DeadFilter filter, Integer limit, boolean dryRun) {
+    private <T extends ReplayAnswer> T replay(Views.DeadFilter filter, Integer limit, boolean dryRun, Class<T> answer) {
         return answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
-                filter.actionType(), filter.since(), filter.until(), limit, dryRun, false));
+                filter.actionType(), filter.since(), filter.until(), limit, dryRun, false), answer);
     }
 
     /** Back where the operator acted: the load's page, or the held list. */
@@ -190,6 +190,11 @@ public class ConsoleActions {
             throw ConsoleProblem.badRequest("Not a load id", "A load id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
                     + ConsolePages.abbreviate(loadId) + "'.");
         }
+    }
+
+    /** The admin API's answer as {@code type} when it said yes; its refusal (status and detail) as the page otherwise. */
+    private <T> T answered(String service, java.util.function.Supplier<Response> call, Class<T> type) {
+        return json.convertValue(answered(service, call), type);
     }
 
     /** The admin API's answer as JSON when it said yes; its refusal (status and detail) as the page otherwise. */

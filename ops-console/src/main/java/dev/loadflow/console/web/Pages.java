@@ -32,7 +32,7 @@ public final class Pages {
                                                Views.Paging paging, String notice, int replayMax);
 
     public static native TemplateInstance replayPreview(Caller caller, Views.DeadFilter filter, int limit,
-                                                        Views.ReplayPreview preview);
+                                                        dev.loadflow.service.admin.ReplayAnswer.Preview preview);
 
     public static native TemplateInstance ambiguous(Caller caller, List<Views.Ambiguous> rows, String notice);
 

@@ -177,10 +177,6 @@ public final class Views {
         return value == null ? "" : name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8) + "&";
     }
 
-    /** What a dry run of a replay says: rows matched, rows a replay would requeue, stale rows it would leave dead. */
-    public record ReplayPreview(long matched, long wouldReplay, long stale, java.util.List<String> sample) {
-    }
-
     private static UnaryOperator<String> mask(boolean masked) {
         return masked ? PhoneMask::mask : UnaryOperator.identity();
     }

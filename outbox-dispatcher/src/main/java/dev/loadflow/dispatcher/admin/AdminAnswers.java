@@ -77,14 +77,6 @@ final class AdminAnswers {
     record Replayed(String outboxId, int replayed, long auditId) {
     }
 
-    @RegisterForReflection
-    record ReplayedMatching(int replayed, int stale, long auditId) {
-    }
-
-    /** A dry run: what matched the filters, how many of the first {@code limit} would be replayed, how many are stale. */
-    @RegisterForReflection
-    record ReplayPreview(long matched, int wouldReplay, int stale, List<String> sample) {
-    }
 
     /** One admin change; {@code params} and {@code result} as the JSON they were recorded as. */
     @RegisterForReflection

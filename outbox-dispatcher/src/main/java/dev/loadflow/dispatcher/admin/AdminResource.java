@@ -2,6 +2,7 @@ package dev.loadflow.dispatcher.admin;
 
 import dev.loadflow.model.action.ActionType;
 import dev.loadflow.model.id.InboundIds;
+import dev.loadflow.service.admin.ReplayAnswer;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -35,6 +36,7 @@ import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -86,14 +88,14 @@ public class AdminResource {
     @Path("/outbox/dead")
     @RunOnVirtualThread
     @Operation(summary = "List parked rows, newest dead first; filters are optional")
-    public Response dead(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
+    public RestResponse<AdminAnswers.DeadPage> dead(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
                          @QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
                          @QueryParam("size") @DefaultValue("50") int size) {
         checkPage(page, size);
         Instant from = since(since);
-        return Response.ok(new AdminAnswers.DeadPage(page, size, outbox.dead(
+        return RestResponse.ok(new AdminAnswers.DeadPage(page, size, outbox.dead(
                 new DeadRowQuery(loadId, actionType, from, page * size, size)).stream()
-                .map(r -> AdminAnswers.RowView.of(r, null)).toList())).build();
+                .map(r -> AdminAnswers.RowView.of(r, null)).toList()));
     }
 
     @GET
@@ -102,10 +104,10 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "List ambiguous rows (a send whose answer was lost, to a provider without idempotency), "
             + "the longest waiting first")
-    public Response ambiguous(@QueryParam("size") @DefaultValue("50") int size) {
+    public RestResponse<AdminAnswers.AmbiguousRows> ambiguous(@QueryParam("size") @DefaultValue("50") int size) {
         checkPage(0, size);
-        return Response.ok(new AdminAnswers.AmbiguousRows(outbox.ambiguous(size).stream()
-                .map(r -> AdminAnswers.RowView.of(r, null)).toList())).build();
+        return RestResponse.ok(new AdminAnswers.AmbiguousRows(outbox.ambiguous(size).stream()
+                .map(r -> AdminAnswers.RowView.of(r, null)).toList()));
     }
 
     /** The longest reason an operator may give for a resolution. */
@@ -117,19 +119,19 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "Resolve an ambiguous row: as delivered (the provider has it: its delivered outcome is published "
             + "and the row dispatched) or resend (it has not: sent again with a fresh budget); audited")
-    public Response resolve(@PathParam("outboxId") String outboxId, AdminAnswers.Resolve body) {
+    public RestResponse<AdminAnswers.Resolved> resolve(@PathParam("outboxId") String outboxId, AdminAnswers.Resolve body) {
         if (body == null || body.as() == null || !Set.of("delivered", "resend").contains(body.as())) {
-            return invalid("as", "as is delivered (the provider has the message) or resend (it has not)");
+            throw invalid("as", "as is delivered (the provider has the message) or resend (it has not)");
         }
         if (body.reason() == null || body.reason().isBlank() || body.reason().length() > MAX_REASON) {
-            return invalid("reason", "reason is required: what was checked at the provider, 1 to " + MAX_REASON + " characters");
+            throw invalid("reason", "reason is required: what was checked at the provider, 1 to " + MAX_REASON + " characters");
         }
         Optional<OutboxRow> row = outbox.find(outboxId);
         if (row.isEmpty()) {
-            return problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId);
+            throw problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId);
         }
         if (row.get().status() != OutboxStatus.AMBIGUOUS) {
-            return problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is " + row.get().status().wire()
+            throw problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is " + row.get().status().wire()
                     + ", not ambiguous");
         }
         AuditRecord audit = audits.of("outbox.resolve", outboxId, new TreeMap<>(Map.of("as", body.as(), "reason", body.reason())));
@@ -144,10 +146,10 @@ public class AdminResource {
             auditId = outbox.resolve(outboxId, Outbox.Resolution.RESEND, null, now, audit);
         }
         if (auditId.isEmpty()) {
-            return problem(Response.Status.CONFLICT, "outbox row " + outboxId + " was resolved meanwhile");
+            throw problem(Response.Status.CONFLICT, "outbox row " + outboxId + " was resolved meanwhile");
         }
         audits.logged(audit, auditId.get(), "resolved as " + body.as());
-        return Response.ok(new AdminAnswers.Resolved(outboxId, body.as(), auditId.get())).build();
+        return RestResponse.ok(new AdminAnswers.Resolved(outboxId, body.as(), auditId.get()));
     }
 
     @GET
@@ -155,10 +157,9 @@ public class AdminResource {
     @Path("/outbox/{outboxId: .+}")
     @RunOnVirtualThread
     @Operation(summary = "Show one outbox row with its failed attempts")
-    public Response show(@PathParam("outboxId") String outboxId) {
-        return outbox.find(outboxId)
-                .map(r -> Response.ok(AdminAnswers.RowView.of(r, outbox.failures(outboxId))).build())
-                .orElseGet(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
+    public RestResponse<AdminAnswers.RowView> show(@PathParam("outboxId") String outboxId) {
+        OutboxRow row = outbox.find(outboxId).orElseThrow(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
+        return RestResponse.ok(AdminAnswers.RowView.of(row, outbox.failures(outboxId)));
     }
 
     @POST
@@ -166,14 +167,14 @@ public class AdminResource {
     @Path("/outbox/{outboxId: .+}/replay")
     @RunOnVirtualThread
     @Operation(summary = "Requeue one parked row: fresh retry budget, same idempotency key")
-    public Response replay(@PathParam("outboxId") String outboxId) {
+    public RestResponse<AdminAnswers.Replayed> replay(@PathParam("outboxId") String outboxId) {
         AuditRecord audit = audits.of("outbox.replay", outboxId, Map.of());
         Optional<Long> auditId = outbox.replay(outboxId, clock.instant(), audit);
         if (auditId.isPresent()) {
             audits.logged(audit, auditId.get(), "replayed 1");
-            return Response.ok(new AdminAnswers.Replayed(outboxId, 1, auditId.get())).build();
+            return RestResponse.ok(new AdminAnswers.Replayed(outboxId, 1, auditId.get()));
         }
-        return outbox.find(outboxId).isPresent()
+        throw outbox.find(outboxId).isPresent()
                 ? problem(Response.Status.CONFLICT, "outbox row " + outboxId + " is not dead")
                 : problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId);
     }
@@ -184,17 +185,17 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "Mark a dead row handled without sending it (and its alerts): it stays listed, and retention "
             + "deletes it once loadflow.retention.dead has passed since; audited")
-    public Response acknowledge(@PathParam("outboxId") String outboxId, AdminAnswers.Acknowledge body) {
+    public RestResponse<AdminAnswers.Acknowledged> acknowledge(@PathParam("outboxId") String outboxId, AdminAnswers.Acknowledge body) {
         if (invalidReason(body)) {
-            return invalid("reason", "reason is required: what was done instead of a replay, 1 to " + MAX_REASON + " characters");
+            throw invalid("reason", "reason is required: what was done instead of a replay, 1 to " + MAX_REASON + " characters");
         }
         AuditRecord audit = audits.of("outbox.acknowledge", outboxId, Map.of("reason", body.reason()));
         Optional<Long> auditId = outbox.acknowledge(outboxId, clock.instant(), audit);
         if (auditId.isPresent()) {
             audits.logged(audit, auditId.get(), "acknowledged");
-            return Response.ok(new AdminAnswers.Acknowledged(outboxId, true, auditId.get())).build();
+            return RestResponse.ok(new AdminAnswers.Acknowledged(outboxId, true, auditId.get()));
         }
-        return outbox.find(outboxId)
+        throw outbox.find(outboxId)
                 .map(r -> problem(Response.Status.CONFLICT, "outbox row " + outboxId + (r.status() == OutboxStatus.DEAD
                         ? " was acknowledged already" : " is " + r.status().wire() + ", not dead")))
                 .orElseGet(() -> problem(Response.Status.NOT_FOUND, "no outbox row " + outboxId));
@@ -206,25 +207,25 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "Requeue parked rows that match the filters: at most limit, stale rows left dead unless force; "
             + "dryRun shows what would happen")
-    public Response replayMatching(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
+    public RestResponse<ReplayAnswer> replayMatching(@QueryParam("loadId") String loadId, @QueryParam("actionType") String actionType,
                                    @QueryParam("since") String since, @QueryParam("until") String until,
                                    @QueryParam("limit") Integer limit, @QueryParam("dryRun") @DefaultValue("false") boolean dryRun,
                                    @QueryParam("force") @DefaultValue("false") boolean force) {
         if (limit == null || limit < 1 || limit > replayMax) {
-            return invalid("limit", "limit is required: how many rows at most, 1 to " + replayMax
+            throw invalid("limit", "limit is required: how many rows at most, 1 to " + replayMax
                     + " (loadflow.admin.replay-max)");
         }
         if (loadId != null && !InboundIds.isValidLoadId(loadId)) {
-            return invalid("loadId", "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'");
+            throw invalid("loadId", "loadId must be 1 to 64 characters of [A-Za-z0-9_-], got '" + loadId + "'");
         }
         if (actionType != null && Arrays.stream(ActionType.values()).noneMatch(t -> t.wire().equals(actionType))) {
-            return invalid("actionType", "unknown actionType '" + actionType + "'; one of "
+            throw invalid("actionType", "unknown actionType '" + actionType + "'; one of "
                     + Arrays.stream(ActionType.values()).map(ActionType::wire).toList());
         }
         Instant from = since(since);
         Instant to = instant("until", until);
         if (from != null && to != null && !to.isAfter(from)) {
-            return invalid("until", "until must be after since");
+            throw invalid("until", "until must be after since");
         }
         DeadRowQuery query = new DeadRowQuery(loadId, actionType, from, to, 0, limit);
         long matched = outbox.countDead(query);
@@ -233,8 +234,8 @@ public class AdminResource {
         List<String> chosen = candidates.stream().map(OutboxRow::outboxId).filter(id -> force || !stale.contains(id)).toList();
         int leftStale = force ? 0 : stale.size();
         if (dryRun) {
-            return Response.ok(new AdminAnswers.ReplayPreview(matched, chosen.size(), leftStale,
-                    chosen.stream().limit(10).toList())).build();
+            return RestResponse.ok(new ReplayAnswer.Preview(matched, chosen.size(), leftStale,
+                    chosen.stream().limit(10).toList()));
         }
         Map<String, Object> params = new TreeMap<>();
         Optional.ofNullable(loadId).ifPresent(v -> params.put("loadId", v));
@@ -246,7 +247,7 @@ public class AdminResource {
         AuditRecord audit = audits.of("outbox.replay-matching", "dead rows " + params, params);
         Outbox.Replayed replayed = outbox.replay(chosen, leftStale, clock.instant(), audit);
         audits.logged(audit, replayed.auditId(), "replayed " + replayed.replayed() + ", stale left dead " + leftStale);
-        return Response.ok(new AdminAnswers.ReplayedMatching(replayed.replayed(), leftStale, replayed.auditId())).build();
+        return RestResponse.ok(new ReplayAnswer.Replayed(replayed.replayed(), leftStale, replayed.auditId()));
     }
 
     @GET
@@ -254,12 +255,12 @@ public class AdminResource {
     @Path("/alerts")
     @RunOnVirtualThread
     @Operation(summary = "List ops alerts, newest first")
-    public Response alerts(@QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
+    public RestResponse<AdminAnswers.AlertPage> alerts(@QueryParam("since") String since, @QueryParam("page") @DefaultValue("0") int page,
                            @QueryParam("size") @DefaultValue("50") int size) {
         checkPage(page, size);
         Instant from = since(since);
-        return Response.ok(new AdminAnswers.AlertPage(page, size,
-                alerts.list(from, page * size, size).stream().map(AdminAnswers.AlertView::of).toList())).build();
+        return RestResponse.ok(new AdminAnswers.AlertPage(page, size,
+                alerts.list(from, page * size, size).stream().map(AdminAnswers.AlertView::of).toList()));
     }
 
     @POST
@@ -267,17 +268,17 @@ public class AdminResource {
     @Path("/alerts/{id}/acknowledge")
     @RunOnVirtualThread
     @Operation(summary = "Mark an alert handled: retention deletes it once loadflow.retention.dead has passed since; audited")
-    public Response acknowledgeAlert(@PathParam("id") long id, AdminAnswers.Acknowledge body) {
+    public RestResponse<AdminAnswers.Acknowledged> acknowledgeAlert(@PathParam("id") long id, AdminAnswers.Acknowledge body) {
         if (invalidReason(body)) {
-            return invalid("reason", "reason is required: what was done about the alert, 1 to " + MAX_REASON + " characters");
+            throw invalid("reason", "reason is required: what was done about the alert, 1 to " + MAX_REASON + " characters");
         }
         AuditRecord audit = audits.of("alert.acknowledge", Long.toString(id), Map.of("reason", body.reason()));
         Optional<Long> auditId = alerts.acknowledge(id, clock.instant(), audit);
         if (auditId.isEmpty()) {
-            return problem(Response.Status.CONFLICT, "no alert " + id + " waiting for an acknowledgement");
+            throw problem(Response.Status.CONFLICT, "no alert " + id + " waiting for an acknowledgement");
         }
         audits.logged(audit, auditId.get(), "acknowledged");
-        return Response.ok(new AdminAnswers.Acknowledged(Long.toString(id), true, auditId.get())).build();
+        return RestResponse.ok(new AdminAnswers.Acknowledged(Long.toString(id), true, auditId.get()));
     }
 
     private static boolean invalidReason(AdminAnswers.Acknowledge body) {
@@ -289,12 +290,11 @@ public class AdminResource {
     @Path("/audit")
     @RunOnVirtualThread
     @Operation(summary = "List admin changes of every service, newest first; filters are optional")
-    public Response audit(@QueryParam("since") String since, @QueryParam("principal") String principal,
+    public RestResponse<AdminAnswers.AuditPage> audit(@QueryParam("since") String since, @QueryParam("principal") String principal,
                           @QueryParam("page") @DefaultValue("0") int page, @QueryParam("size") @DefaultValue("50") int size) {
         checkPage(page, size);
-        return Response.ok(new AdminAnswers.AuditPage(page, size, trail.list(
-                new AuditQuery(since(since), principal, page * size, size)).stream().map(AdminAnswers.AuditView::of).toList()))
-                .build();
+        return RestResponse.ok(new AdminAnswers.AuditPage(page, size, trail.list(
+                new AuditQuery(since(since), principal, page * size, size)).stream().map(AdminAnswers.AuditView::of).toList()));
     }
 
     /** The optional {@code since} filter; a 400 problem when it is not an ISO-8601 instant. */
@@ -306,8 +306,7 @@ public class AdminResource {
         try {
             return value == null ? null : Instant.parse(value);
         } catch (DateTimeParseException e) {
-            throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
-                    name + " must be an ISO-8601 instant, got '" + value + "'"));
+            throw invalid(name, name + " must be an ISO-8601 instant, got '" + value + "'");
         }
     }
 
@@ -317,16 +316,16 @@ public class AdminResource {
     /** A 400 problem unless {@code page} and {@code size} name a page that may be read. */
     private static void checkPage(int page, int size) {
         if (page < 0 || page > MAX_PAGE || size < 1 || size > MAX_PAGE_SIZE) {
-            throw new WebApplicationException(problem(Response.Status.BAD_REQUEST,
-                    "page must be between 0 and " + MAX_PAGE + " and size between 1 and " + MAX_PAGE_SIZE));
+            throw problem(Response.Status.BAD_REQUEST,
+                    "page must be between 0 and " + MAX_PAGE + " and size between 1 and " + MAX_PAGE_SIZE);
         }
     }
 
-    private static Response invalid(String field, String detail) {
-        return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", detail, field).response();
+    private static WebApplicationException invalid(String field, String detail) {
+        return Problem.of(Response.Status.BAD_REQUEST, "Bad Request", detail, field).exception();
     }
 
-    private static Response problem(Response.Status status, String detail) {
-        return Problem.of(status, detail).response();
+    private static WebApplicationException problem(Response.Status status, String detail) {
+        return Problem.of(status, detail).exception();
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.loadflow.model.json.JsonReader;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 
 /**
@@ -36,5 +37,10 @@ public record Problem(String type, String title, int status, String detail, Stri
 
     public Response response() {
         return builder().build();
+    }
+
+    /** This problem as the exception an endpoint throws to refuse: Quarkus REST answers with {@link #response()}. */
+    public WebApplicationException exception() {
+        return new WebApplicationException(detail, response());
     }
 }

@@ -44,6 +44,11 @@ public final class DatabaseUnreachable {
     }
 
     /** The answer to a request the database could not be asked: {@code 503} problem+json with {@code Retry-After}. */
+    /** {@link #answer} as the exception an endpoint throws. */
+    public static jakarta.ws.rs.WebApplicationException refusal(String what) {
+        return new jakarta.ws.rs.WebApplicationException(what + " could not reach the database", answer(what));
+    }
+
     public static Response answer(String what) {
         return Response.fromResponse(Problem.of(Response.Status.SERVICE_UNAVAILABLE, "Database unreachable",
                         what + " could not reach the database; nothing was written: send it again in " + RETRY_AFTER_SECONDS + " s",

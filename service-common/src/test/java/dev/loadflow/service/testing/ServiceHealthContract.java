@@ -2,9 +2,15 @@ package dev.loadflow.service.testing;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.loadflow.model.json.JsonReader;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -74,5 +80,50 @@ public abstract class ServiceHealthContract {
                 .isEqualTo(exported);
     }
 
+    /**
+     * The service's API is described by an OpenAPI document on the management port, and every
+     * operation in it says what it answers: a success response with a schema for each of its media
+     * types (a {@code 204} without content), and its refusals as problem documents. A new
+     * endpoint that returns an untyped {@code Response} fails here.
+     */
+    @Test
+    public final void everyEndpointIsDescribedWithTheSchemaOfItsAnswer() throws IOException {
+        JsonNode document = JsonReader.MAPPER.readTree(management().get("/q/openapi?format=json").then().statusCode(200)
+                .extract().asString());
+        List<String> undescribed = new ArrayList<>();
+        int operations = 0;
+        for (Map.Entry<String, JsonNode> path : document.path("paths").properties()) {
+            for (Map.Entry<String, JsonNode> operation : path.getValue().properties()) {
+                if (!HTTP_METHODS.contains(operation.getKey())) {
+                    continue;
+                }
+                operations++;
+                String name = operation.getKey().toUpperCase(java.util.Locale.ROOT) + " " + path.getKey();
+                List<Map.Entry<String, JsonNode>> successes = operation.getValue().path("responses").properties().stream()
+                        .filter(r -> r.getKey().startsWith("2")).toList();
+                if (successes.isEmpty()) {
+                    undescribed.add(name + ": no success response");
+                }
+                for (Map.Entry<String, JsonNode> success : successes) {
+                    JsonNode content = success.getValue().path("content");
+                    if (content.isEmpty() && !success.getKey().equals("204")) {
+                        undescribed.add(name + ": " + success.getKey() + " has no content");
+                    }
+                    for (Map.Entry<String, JsonNode> media : content.properties()) {
+                        JsonNode schema = media.getValue().path("schema");
+                        if (!schema.has("$ref") && !schema.has("type") && !schema.has("oneOf")) {
+                            undescribed.add(name + ": " + success.getKey() + " " + media.getKey() + " has no schema");
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(operations).as("operations described").isPositive();
+        assertThat(undescribed).as("operations whose answer has no schema").isEmpty();
+        assertThat(document.path("components").path("schemas").has("Problem"))
+                .as("refusals are described as problem documents").isTrue();
+    }
+
+    private static final Set<String> HTTP_METHODS = Set.of("get", "put", "post", "delete", "patch");
 
 }

@@ -14,6 +14,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import java.time.Instant;
 import java.util.List;
@@ -32,12 +34,13 @@ public class TimersResource {
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     @Produces(MediaType.APPLICATION_JSON)
     @RunOnVirtualThread
-    public Response forLoad(@QueryParam("loadId") String loadId) {
+    @Operation(summary = "A load's timers: when each fires, and whether it fired or was cancelled")
+    public RestResponse<Timers> forLoad(@QueryParam("loadId") String loadId) {
         if (!InboundIds.isValidLoadId(loadId)) {
-            return Problem.of(Response.Status.BAD_REQUEST, "loadId is required: 1 to 64 characters of [A-Za-z0-9_-]")
-                    .response();
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId is required: 1 to 64 characters of [A-Za-z0-9_-]",
+                    "loadId").exception();
         }
-        return Response.ok(new Timers(loadId, timers.forLoad(loadId).stream().map(TimerView::of).toList())).build();
+        return RestResponse.ok(new Timers(loadId, timers.forLoad(loadId).stream().map(TimerView::of).toList()));
     }
 
     @RegisterForReflection
