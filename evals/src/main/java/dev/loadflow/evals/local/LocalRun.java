@@ -179,6 +179,16 @@ public final class LocalRun {
         return "http://127.0.0.1:" + port(8084);
     }
 
+    /** The demo source's ingest token. */
+    public String ingestToken() {
+        return ingestToken;
+    }
+
+    /** The port a service listens on here that listens on {@code localPort} in the local run (8081 → 8081 + offset). */
+    public int portOf(int localPort) {
+        return port(localPort);
+    }
+
     /** A JWT of {@code local-operator} (loadflow-operator). */
     public String operator() {
         return operator;

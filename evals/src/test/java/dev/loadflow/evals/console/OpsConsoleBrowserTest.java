@@ -249,7 +249,8 @@ class OpsConsoleBrowserTest {
                 "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000")).toString();
         List<String> loads = List.of("481281", "481282");
         for (String load : loads) {
-            unreadable(load, "bad_1", "{\"eventId\": \"bad_1\", \"loadId\": \"" + load + "\", \"type\": \"LoadAssigned\", \"payload\": {\"clientId\": 7}}");
+            unreadable(load, "bad_1", "{\"eventId\": \"bad_1\", \"loadId\": \"" + load + "\", \"type\": \"LoadAssigned\", "
+                    + "\"occurredAt\": \"2026-11-30T08:00:00Z\", \"receivedAt\": \"2026-11-30T08:00:00Z\", \"payload\": {\"clientId\": 7}}");
         }
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
             String held = get(WORKER_ADMIN + "/admin/loads/held?since=" + since, stack.operator());
@@ -266,6 +267,7 @@ class OpsConsoleBrowserTest {
 
         assertThat(loaded(By.id("would-change")).getText()).isEqualTo("2");
         assertThat(browser.findElements(By.cssSelector("tr.would-repair"))).hasSize(2);
+        assertThat(Files.size(screenshot("ops-console-held-repair"))).isGreaterThan(10_000);
         assertThat(get(WORKER_ADMIN + "/admin/loads/held?since=" + since, stack.operator())).as("the dry run skipped nothing")
                 .contains("\"481281\"").contains("\"481282\"");
         browser.findElement(By.cssSelector("#repair-confirm button[type=submit]")).click();

@@ -1,0 +1,95 @@
+package dev.loadflow.evals;
+
+import dev.loadflow.evals.local.LocalRun;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The operations guide's hand-typed examples, run as a reader would run them: each block marked
+ * {@code <!-- example: name -->} in {@code docs/operations.md} is executed by bash, with the
+ * {@code export} lines the local run prints (INGEST_TOKEN, VIEWER, OPERATOR), against the packaged
+ * services of a local run (its ports moved by 600). A guide whose example stops working fails here.
+ */
+class OperationsGuideExamplesTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Pattern EXAMPLE = Pattern.compile("<!-- example: ([a-z0-9-]+)[^>]*-->\\s*```bash\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern LOCAL_PORT = Pattern.compile("localhost:(8\\d{3}|9\\d{3})");
+
+    private static LocalRun stack;
+    private static Map<String, String> examples;
+
+    @BeforeAll
+    static void startTheLocalRun() throws Exception {
+        examples = examples(ROOT.resolve("docs/operations.md"));
+        stack = new LocalRun(new LocalRun.Options(ROOT, 600, Duration.ofSeconds(15), List.of(), false, false));
+        stack.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (stack != null) {
+            stack.stop();
+        }
+    }
+
+    @Test
+    void theGuidesFirstStoryIngestsALoadAndReadsItsOpenAsk() throws Exception {
+        assertThat(examples).containsKeys("ingest-by-hand", "read-the-load");
+
+        String ingested = run(examples.get("ingest-by-hand"));
+
+        assertThat(Pattern.compile("HTTP/1\\.1 202 ").matcher(ingested).results().count())
+                .as("both events queued, neither seen before:%n%s", ingested).isEqualTo(2);
+        assertThat(ingested).contains("\"status\":\"queued\"");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            String read = run(examples.get("read-the-load"));
+            assertThat(read.lines().findFirst()).as("the log's version: both events and their decisions, at least")
+                    .hasValueSatisfying(version -> assertThat(version).matches("\\d+")
+                            .satisfies(v -> assertThat(Integer.parseInt(v)).isGreaterThanOrEqualTo(4)));
+            assertThat(read).as("the open ask the high-risk ping opened").contains("ask:eta_request:ping_0700");
+        });
+        assertThat(run(examples.get("ingest-by-hand"))).as("the same events again change nothing")
+                .doesNotContain("HTTP/1.1 202").contains("HTTP/1.1 200");
+    }
+
+    /** The marked bash blocks of the guide, by name. */
+    private static Map<String, String> examples(Path guide) throws IOException {
+        Map<String, String> found = new LinkedHashMap<>();
+        Matcher m = EXAMPLE.matcher(Files.readString(guide));
+        while (m.find()) {
+            found.put(m.group(1), m.group(2));
+        }
+        return found;
+    }
+
+    /** Runs a block as a reader would, with the local run's credentials exported and its ports in place of the guide's. */
+    private static String run(String block) throws Exception {
+        String script = LOCAL_PORT.matcher(block).replaceAll(p -> "localhost:" + stack.portOf(Integer.parseInt(p.group(1))));
+        ProcessBuilder bash = new ProcessBuilder("bash", "-euo", "pipefail", "-c", script).redirectErrorStream(true);
+        bash.environment().put("INGEST_TOKEN", stack.ingestToken());
+        bash.environment().put("VIEWER", stack.viewer());
+        bash.environment().put("OPERATOR", stack.operator());
+        Process process = bash.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as("the example's exit status; it printed:%n%s", output).isZero();
+        return output;
+    }
+}
