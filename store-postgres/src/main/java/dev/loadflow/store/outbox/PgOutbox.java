@@ -102,9 +102,9 @@ public final class PgOutbox implements Outbox {
                                   dead_at = CASE WHEN $4::timestamptz IS NULL THEN $5::timestamptz END,
                                   last_failure = $3, claim_token = NULL, claimed_until = NULL
                 WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
-                RETURNING outbox_id, attempts)
-            INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
-            SELECT outbox_id, attempts, $5::timestamptz, $3, $4::timestamptz IS NULL FROM failed""";
+                RETURNING outbox_id, load_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, load_id, attempts, $5::timestamptz, $3, $4::timestamptz IS NULL FROM failed""";
 
     /** MARK_FAILED for an attempt whose answer was lost: due again at $4, unsure since the first such attempt ($5 now). */
     static final String MARK_UNSURE = """
@@ -112,9 +112,9 @@ public final class PgOutbox implements Outbox {
                 UPDATE outbox SET available_at = $4, last_failure = $3, claim_token = NULL, claimed_until = NULL,
                                   unsure_since = coalesce(unsure_since, $5)
                 WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
-                RETURNING outbox_id, attempts)
-            INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
-            SELECT outbox_id, attempts, $5, $3, false FROM failed""";
+                RETURNING outbox_id, load_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, load_id, attempts, $5, $3, false FROM failed""";
 
     /** Parks the row as ambiguous ($4 now), its failure kept as a parking attempt's. */
     static final String MARK_AMBIGUOUS = """
@@ -122,9 +122,9 @@ public final class PgOutbox implements Outbox {
                 UPDATE outbox SET status = 'ambiguous', ambiguous_at = $4, unsure_since = coalesce(unsure_since, $4),
                                   last_failure = $3, claim_token = NULL, claimed_until = NULL
                 WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
-                RETURNING outbox_id, attempts)
-            INSERT INTO outbox_failure (outbox_id, attempt, failed_at, failure, parked)
-            SELECT outbox_id, attempts, $4, $3, true FROM failed""";
+                RETURNING outbox_id, load_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, load_id, attempts, $4, $3, true FROM failed""";
 
     static final String AMBIGUOUS = "SELECT " + COLUMNS + " FROM outbox WHERE status = 'ambiguous'"
             + " ORDER BY ambiguous_at, outbox_id LIMIT $1";

@@ -5,10 +5,21 @@ import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.testing.PgBackend;
+import dev.loadflow.model.action.Action;
+import dev.loadflow.model.event.InboundEvent;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+
+import static dev.loadflow.testing.Fixtures.decision;
+import static dev.loadflow.testing.Fixtures.etaAsk;
+import static dev.loadflow.testing.Fixtures.newLoadId;
+import static dev.loadflow.testing.Fixtures.outboxRows;
+import static dev.loadflow.testing.Fixtures.ping;
+import static org.assertj.core.api.Assertions.assertThat;
 
 class PgOutboxContractTest extends OutboxContract {
 
@@ -33,5 +44,22 @@ class PgOutboxContractTest extends OutboxContract {
     @Override
     protected void reset() {
         PG.database().truncateAll();
+    }
+
+    /** A failed attempt names its load (V30), so that on Citus it lives on its row's shard. */
+    @Test
+    void everyFailedAttemptNamesItsLoad() {
+        String load = newLoadId();
+        InboundEvent ping = ping(load, "ping_0700", T0);
+        List<Action> actions = etaAsk(ping, T0);
+        eventStore(clock).append(load, List.of(ping, decision(ping, T0, actions)), 0, outboxRows(load, actions, T0, ping.eventId()));
+        Outbox outbox = outbox(clock, LEASE);
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        OutboxRow row = outbox.pending(10, T0).stream().filter(r -> r.outboxId().equals(sms)).findFirst().orElseThrow();
+
+        outbox.markFailed(sms, row.claimToken(), "retryable: 503", T0.plusSeconds(30));
+
+        assertThat(PG.database().rows("SELECT load_id FROM outbox_failure WHERE outbox_id = ?", sms))
+                .singleElement().satisfies(failure -> assertThat(failure).containsEntry("load_id", load));
     }
 }
