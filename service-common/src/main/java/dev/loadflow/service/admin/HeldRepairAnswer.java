@@ -15,6 +15,7 @@ public sealed interface HeldRepairAnswer {
 
     /** A held load as the admin API lists it; {@code waiting} null where the queue cannot count per load (SQS). */
     @RegisterForReflection
+    @Schema(name = "HeldLoad")
     record Held(String loadId, String messageId, String messageType, String reason, Instant since, String state,
                 Integer waiting) {
     }
@@ -31,11 +32,13 @@ public sealed interface HeldRepairAnswer {
 
     /** A dry run: how many held loads the filters match, and the loads a repair of at most {@code limit} would change. */
     @RegisterForReflection
+    @Schema(name = "HeldRepairPreview")
     record Preview(String action, long matched, List<Held> loads) implements HeldRepairAnswer {
     }
 
     /** A repair: the loads retried or skipped, and those left as they were. */
     @RegisterForReflection
+    @Schema(name = "HeldRepaired")
     record Repaired(String action, List<Changed> done, List<Refused> refused) implements HeldRepairAnswer {
     }
 }

@@ -17,11 +17,13 @@ public sealed interface ReplayAnswer {
      * would requeue, how many of them are stale (their ask closed since), and the first ids.
      */
     @RegisterForReflection
+    @Schema(name = "ReplayPreview")
     record Preview(long matched, long wouldReplay, long stale, List<String> sample) implements ReplayAnswer {
     }
 
     /** A replay: rows requeued, stale rows left dead, and the audit row of the change. */
     @RegisterForReflection
+    @Schema(name = "ReplayedMatching")
     record Replayed(long replayed, long stale, long auditId) implements ReplayAnswer {
     }
 }
