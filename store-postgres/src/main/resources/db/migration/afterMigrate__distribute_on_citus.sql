@@ -12,6 +12,8 @@
 -- * A reference table (a copy on every node): channel_circuit, a handful of rows.
 -- * Local to the coordinator: admin_audit (read by time), processed_event (by handler and
 --   event), schema_floor and Flyway's history.
+-- Citus's own catalogue is read from pg_catalog (pg_dist_partition), so a search_path that names
+-- only the loadflow schema does.
 DO $distribute$
 DECLARE
     per_load CONSTANT text[] := ARRAY['event_log', 'event_log_archive', 'outbox', 'outbox_failure', 'timers', 'load_queue',
@@ -22,7 +24,7 @@ BEGIN
         RETURN;
     END IF;
 
-    IF NOT EXISTS (SELECT 1 FROM citus_tables WHERE table_name = 'outbox'::regclass) THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'outbox'::regclass) THEN
         -- failures written before V30 name no load: their row's
         UPDATE outbox_failure f SET load_id = o.load_id FROM outbox o WHERE o.outbox_id = f.outbox_id AND f.load_id IS NULL;
         ALTER TABLE outbox_failure ALTER COLUMN load_id SET NOT NULL;
@@ -31,29 +33,29 @@ BEGIN
             ADD CONSTRAINT outbox_failure_pkey PRIMARY KEY (load_id, outbox_id, attempt, failed_at);
         ALTER TABLE outbox DROP CONSTRAINT outbox_pkey, ADD CONSTRAINT outbox_pkey PRIMARY KEY (load_id, outbox_id);
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM citus_tables WHERE table_name = 'timers'::regclass) THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'timers'::regclass) THEN
         ALTER TABLE timers DROP CONSTRAINT timers_pkey, ADD CONSTRAINT timers_pkey PRIMARY KEY (load_id, timer_id);
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM citus_tables WHERE table_name = 'ops_alert'::regclass) THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'ops_alert'::regclass) THEN
         ALTER TABLE ops_alert DROP CONSTRAINT ops_alert_pkey, ADD CONSTRAINT ops_alert_pkey PRIMARY KEY (load_id, id);
         ALTER TABLE ops_alert DROP CONSTRAINT ops_alert_outbox_kind_death_key,
             ADD CONSTRAINT ops_alert_outbox_kind_death_key UNIQUE (load_id, outbox_id, kind, death);
     END IF;
 
     FOREACH t IN ARRAY per_load LOOP
-        IF NOT EXISTS (SELECT 1 FROM citus_tables WHERE table_name = t::regclass) THEN
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass) THEN
             PERFORM create_distributed_table(t, 'load_id',
                 colocate_with => CASE WHEN t = 'event_log' THEN 'default' ELSE 'event_log' END);
         END IF;
     END LOOP;
 
-    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'outbox_failure_outbox_fkey') THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'outbox_failure_outbox_fkey' AND conrelid = 'outbox_failure'::regclass) THEN
         -- a row's failures go with it, as before, now within its shard
         ALTER TABLE outbox_failure ADD CONSTRAINT outbox_failure_outbox_fkey FOREIGN KEY (load_id, outbox_id)
             REFERENCES outbox (load_id, outbox_id) ON DELETE CASCADE;
     END IF;
 
-    IF NOT EXISTS (SELECT 1 FROM citus_tables WHERE table_name = 'channel_circuit'::regclass) THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'channel_circuit'::regclass) THEN
         PERFORM create_reference_table('channel_circuit');
     END IF;
 END

@@ -32,6 +32,7 @@ public final class PostgresServer {
     private final String user;
     private final String password;
     private final String description;
+    private final boolean citus;
 
     private PostgresServer(String host, int port, String adminDatabase, String user, String password, String description) {
         this.host = host;
@@ -39,7 +40,27 @@ public final class PostgresServer {
         this.adminDatabase = adminDatabase;
         this.user = user;
         this.password = password;
-        this.description = description;
+        this.citus = hasCitus(jdbcUrl(adminDatabase), user, password);
+        this.description = citus ? "Citus coordinator " + host + ":" + port : description;
+    }
+
+    /** Whether the server is a Citus coordinator: its admin database has the extension. */
+    private static boolean hasCitus(String url, String user, String password) {
+        try (Connection admin = DriverManager.getConnection(url, user, password);
+             Statement sql = admin.createStatement();
+             var found = sql.executeQuery("SELECT 1 FROM pg_extension WHERE extname = 'citus'")) {
+            return found.next();
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not reach the test PostgreSQL at " + url, e);
+        }
+    }
+
+    /**
+     * Whether suites get a schema of the admin database rather than a database: on a Citus
+     * coordinator, where a new database would have neither the extension nor the workers.
+     */
+    public boolean citus() {
+        return citus;
     }
 
     public static synchronized PostgresServer get() {
@@ -94,10 +115,16 @@ public final class PostgresServer {
         return createDatabase(purpose, true);
     }
 
-    /** Creates a fresh database named after {@code purpose}, migrated or left empty. */
+    /**
+     * Creates a fresh database named after {@code purpose}, migrated or left empty; on a Citus
+     * coordinator a schema of that name in the admin database, which the migrations distribute.
+     */
     public TestDatabase createDatabase(String purpose, boolean migrate) {
         String name = ("lf_" + purpose.replaceAll("[^A-Za-z0-9]", "_") + "_"
                 + UUID.randomUUID().toString().substring(0, 8)).toLowerCase(Locale.ROOT);
+        if (citus) {
+            return createSchema(name, migrate);
+        }
         try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
              Statement sql = admin.createStatement()) {
             sql.execute("CREATE DATABASE " + name);
@@ -108,7 +135,31 @@ public final class PostgresServer {
         if (migrate) {
             Flyway.configure().dataSource(jdbcUrl(name), user, password).locations("classpath:db/migration").load().migrate();
         }
-        return new TestDatabase(this, name);
+        return new TestDatabase(this, name, null);
+    }
+
+    private TestDatabase createSchema(String name, boolean migrate) {
+        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
+             Statement sql = admin.createStatement()) {
+            sql.execute("CREATE SCHEMA " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not create test schema " + name + " on " + description, e);
+        }
+        TestDatabase schema = new TestDatabase(this, adminDatabase, name);
+        if (migrate) {
+            Flyway.configure().dataSource(schema.jdbcUrl(), user, password).schemas(name)
+                    .locations("classpath:db/migration").load().migrate();
+        }
+        return schema;
+    }
+
+    void dropSchema(String name) {
+        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
+             Statement sql = admin.createStatement()) {
+            sql.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not drop test schema " + name, e);
+        }
     }
 
     void dropDatabase(String name) {

@@ -6,20 +6,27 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** One migrated database of the test server, for one suite. */
+/**
+ * One migrated database of the test server, for one suite; on a Citus coordinator one schema
+ * of its database, every session's {@code search_path} and time zone set when it connects.
+ */
 public final class TestDatabase implements AutoCloseable {
 
     private final PostgresServer server;
     private final String name;
+    private final String schema;
 
-    TestDatabase(PostgresServer server, String name) {
+    TestDatabase(PostgresServer server, String name, String schema) {
         this.server = server;
         this.name = name;
+        this.schema = schema;
     }
 
     public String name() {
@@ -27,12 +34,28 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     public String jdbcUrl() {
-        return server.jdbcUrl(name);
+        return server.jdbcUrl(name) + (schema == null ? "" : "?options="
+                + URLEncoder.encode(sessionOptions(), StandardCharsets.UTF_8).replace("+", "%20"));
     }
 
     /** The URL form {@code quarkus.datasource.reactive.url} takes. */
     public String reactiveUrl() {
-        return "postgresql://" + server.host() + ":" + server.port() + "/" + name;
+        return "postgresql://" + server.host() + ":" + server.port() + "/" + name + (schema == null ? ""
+                : "?search_path=" + schema + "&TimeZone=" + URLEncoder.encode(PostgresServer.TEST_TIME_ZONE, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * In schema mode, what the server sets at each session's start (a database carries them
+     * itself); four shards per table, not Citus's 32, so that emptying a suite's tables between
+     * tests does not sync hundreds of files.
+     */
+    private String sessionOptions() {
+        return "-c search_path=" + schema + " -c TimeZone=" + PostgresServer.TEST_TIME_ZONE + " -c citus.shard_count=4";
+    }
+
+    /** Whether this is a schema on a Citus coordinator, its per-load tables distributed. */
+    public boolean citus() {
+        return schema != null;
     }
 
     public String host() {
@@ -52,10 +75,15 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     public PgConnectOptions connectOptions() {
-        return new PgConnectOptions().setHost(server.host()).setPort(server.port()).setDatabase(name)
+        PgConnectOptions options = new PgConnectOptions();
+        if (schema != null) {
+            options.addProperty("search_path", schema).addProperty("TimeZone", PostgresServer.TEST_TIME_ZONE);
+        }
+        return options.setHost(server.host()).setPort(server.port()).setDatabase(name)
                 .setUser(server.user()).setPassword(server.password()).setCachePreparedStatements(true)
                 .addProperty("enable_seqscan", "off").addProperty("jit", "off")
-                .addProperty("plan_cache_mode", "force_generic_plan"); // as the services' pools (application.properties)
+                // as the services' pools (service-common's configuration); Citus plans only custom plans of our batches
+                .addProperty("plan_cache_mode", citus() ? "auto" : "force_generic_plan");
     }
 
     public Pool pool(Vertx vertx, int size) {
@@ -115,6 +143,10 @@ public final class TestDatabase implements AutoCloseable {
 
     @Override
     public void close() {
-        server.dropDatabase(name);
+        if (schema == null) {
+            server.dropDatabase(name);
+        } else {
+            server.dropSchema(schema);
+        }
     }
 }

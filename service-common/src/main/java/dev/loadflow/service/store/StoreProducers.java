@@ -38,8 +38,9 @@ public class StoreProducers {
 
     @Produces
     @Singleton
-    EventStore eventStore(Pool pool, Clock clock, Wakeups wakeups) {
-        return new PgEventStore(pool, clock, wakeups);
+    EventStore eventStore(Pool pool, Clock clock, Wakeups wakeups,
+                          @ConfigProperty(name = "loadflow.db.citus", defaultValue = "false") boolean citus) {
+        return new PgEventStore(pool, clock, wakeups, citus);
     }
 
     /** What retention runs; each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}). */

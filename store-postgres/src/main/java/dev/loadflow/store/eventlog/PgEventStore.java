@@ -10,8 +10,10 @@ import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
+import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Clock;
@@ -62,6 +64,8 @@ public final class PgEventStore implements EventStore {
             SELECT seq, kind, recorded_at, body::text AS body
             FROM event_log_archive WHERE load_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq""";
 
+    static final String VERSION = "SELECT coalesce(max(seq), 0) FROM event_log WHERE load_id = $1";
+
     static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
     /**
@@ -93,15 +97,55 @@ public final class PgEventStore implements EventStore {
             )
             SELECT load_id FROM appended""";
 
+    /** One load's entries after a seq: {@link #READ_AFTER} for a distributed log, routed to the load's shard. */
+    static final String READ_AFTER_ONE = """
+            SELECT seq, kind, recorded_at, body::text AS body
+            FROM event_log WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
+
+    /**
+     * {@link #APPEND} for one load, the form Citus can plan: $1 recorded_at, $2 the load, $3 its
+     * expected version, $4..$11 one element per entry (its place in the append, id, kind, ...),
+     * the outbox rows from $12 on. Citus refuses the batch form (a correlated subquery beside a
+     * set-returning function); this one it runs as a subplan on the load's shard whose result
+     * the coordinator inserts.
+     */
+    static final String APPEND_ONE = """
+            WITH entries AS (
+                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
+                                       correlation_id, causation_id, body)
+                SELECT $2, $3 + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, $1,
+                       e.correlation_id, e.causation_id, e.body::jsonb
+                FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[],
+                            $10::text[], $11::text[])
+                     AS e(ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
+                WHERE $3 = coalesce((SELECT max(l.seq) FROM event_log l WHERE l.load_id = $2), 0)
+                RETURNING load_id),
+            appended AS (SELECT DISTINCT load_id FROM entries),
+            queued AS (
+            """ + OutboxInsert.sql("appended", 1, 12) + """
+            )
+            SELECT load_id FROM appended""";
+
     private final Pool pool;
     private final Clock clock;
     private final Wakeups wakeups;
+    private final boolean distributed;
 
     /** @param wakeups told after an append that queued outbox rows commits (the dispatchers' channel) */
     public PgEventStore(Pool pool, Clock clock, Wakeups wakeups) {
+        this(pool, clock, wakeups, false);
+    }
+
+    /**
+     * @param distributed the log is distributed by Citus ({@code loadflow.db.citus}): a batch is
+     *                    read and appended load by load, each statement on one shard, the
+     *                    appends in one transaction so the batch stays all or nothing per load
+     */
+    public PgEventStore(Pool pool, Clock clock, Wakeups wakeups, boolean distributed) {
         this.pool = pool;
         this.clock = clock;
         this.wakeups = wakeups;
+        this.distributed = distributed;
     }
 
     @Override
@@ -136,18 +180,33 @@ public final class PgEventStore implements EventStore {
         if (versions.isEmpty()) {
             return byLoad;
         }
-        String[] loads = versions.keySet().toArray(String[]::new);
-        Long[] after = new Long[loads.length];
-        for (int i = 0; i < loads.length; i++) {
-            after[i] = versions.get(loads[i]);
-        }
         Set<String> archived = new HashSet<>();
-        for (Row row : Pg.await(pool.preparedQuery(READ_AFTER).execute(Tuple.tuple().addArrayOfString(loads)
-                .addArrayOfLong(after)))) {
-            if (isMarker(row)) {
-                archived.add(row.getString("load_id"));
+        if (distributed) {
+            List<Future<RowSet<Row>>> reads = new ArrayList<>();
+            versions.forEach((id, after) -> reads.add(pool.preparedQuery(READ_AFTER_ONE).execute(Tuple.of(id, after))));
+            Pg.await(Future.all(reads));
+            int i = 0;
+            for (String loadId : versions.keySet()) {
+                for (Row row : reads.get(i++).result()) {
+                    if (isMarker(row)) {
+                        archived.add(loadId);
+                    }
+                    byLoad.get(loadId).add(entry(row));
+                }
             }
-            byLoad.get(row.getString("load_id")).add(entry(row));
+        } else {
+            String[] loads = versions.keySet().toArray(String[]::new);
+            Long[] after = new Long[loads.length];
+            for (int i = 0; i < loads.length; i++) {
+                after[i] = versions.get(loads[i]);
+            }
+            for (Row row : Pg.await(pool.preparedQuery(READ_AFTER).execute(Tuple.tuple().addArrayOfString(loads)
+                    .addArrayOfLong(after)))) {
+                if (isMarker(row)) {
+                    archived.add(row.getString("load_id"));
+                }
+                byLoad.get(row.getString("load_id")).add(entry(row));
+            }
         }
         for (String loadId : archived) {
             // the load left the hot log after the caller read it: what it has not seen is in the archive
@@ -188,9 +247,31 @@ public final class PgEventStore implements EventStore {
             if (Pg.violates(e, "outbox_pkey")) {
                 throw new DuplicateActionKeyException(loadId, outbox.stream().map(OutboxMessage::outboxId).toList(), e);
             }
+            if (Pg.violatesUnnamed(e)) {
+                throw whichKey(append, e);
+            }
             throw e;
         }
         return expectedVersion + entries.size();
+    }
+
+    /**
+     * Which key a unique violation Citus did not name was, told by the rows as they are now: a
+     * log that moved past the expected version is a conflict (as {@code event_log_pkey}), an
+     * entry already in it a duplicate ({@code event_log_entry_key}), else the outbox's key.
+     */
+    private RuntimeException whichKey(Append append, RuntimeException violation) {
+        String loadId = append.loadId();
+        long version = Pg.await(pool.preparedQuery(VERSION).execute(Tuple.of(loadId))).iterator().next().getLong(0);
+        if (version != append.expectedVersion()) {
+            return new ConcurrencyConflictException(loadId, append.expectedVersion(), violation);
+        }
+        List<String> entryIds = append.entries().stream().map(LogEntry::entryId).toList();
+        if (entryIds.stream().anyMatch(id -> contains(loadId, id))) {
+            return new DuplicateEntryException(loadId, entryIds, violation);
+        }
+        return new DuplicateActionKeyException(loadId, append.outbox().stream().map(OutboxMessage::outboxId).toList(),
+                violation);
     }
 
     @Override
@@ -208,7 +289,8 @@ public final class PgEventStore implements EventStore {
         try {
             written = write(appends);
         } catch (RuntimeException e) {
-            if (Pg.violates(e, "event_log_pkey") || Pg.violates(e, "event_log_entry_key") || Pg.violates(e, "outbox_pkey")) {
+            if (Pg.violates(e, "event_log_pkey") || Pg.violates(e, "event_log_entry_key") || Pg.violates(e, "outbox_pkey")
+                    || Pg.violatesUnnamed(e)) {
                 throw new BatchAppendRejectedException(List.copyOf(loads), e);
             }
             throw e;
@@ -217,8 +299,43 @@ public final class PgEventStore implements EventStore {
         return loads;
     }
 
-    /** Runs {@link #APPEND}; returns the loads written. */
+    /** Runs {@link #APPEND}, or {@link #APPEND_ONE} per load on a distributed log; returns the loads written. */
     private Set<String> write(List<Append> appends) {
+        OffsetDateTime now = Pg.at(clock.instant());
+        Set<String> written = new HashSet<>();
+        if (distributed) {
+            Pg.await(pool.withTransaction(connection -> {
+                Future<Void> chain = Future.succeededFuture();
+                for (Append append : appends) {
+                    Tuple params = Tuple.tuple().addOffsetDateTime(now).addString(append.loadId())
+                            .addLong(append.expectedVersion());
+                    entries(params, List.of(append), false);
+                    OutboxInsert.bind(params, append.outbox());
+                    chain = chain.compose(done -> connection.preparedQuery(APPEND_ONE).execute(params))
+                            .map(rows -> {
+                                rows.forEach(row -> written.add(row.getString("load_id")));
+                                return null;
+                            });
+                }
+                return chain;
+            }));
+        } else {
+            Tuple params = entries(Tuple.tuple().addOffsetDateTime(now), appends, true);
+            OutboxInsert.bind(params, appends.stream().flatMap(a -> a.outbox().stream()).toList());
+            Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> written.add(row.getString("load_id")));
+        }
+        if (appends.stream().anyMatch(a -> !a.outbox().isEmpty() && written.contains(a.loadId()))) {
+            wakeups.wake(PgNotifications.OUTBOX);
+        }
+        return written;
+    }
+
+    /**
+     * Adds one array per column of the entries of {@code appends} to {@code params}: with
+     * {@code perEntryLoad} each entry's load and expected version first ({@link #APPEND}),
+     * else from its place in the append on ({@link #APPEND_ONE}, one load).
+     */
+    private static Tuple entries(Tuple params, List<Append> appends, boolean perEntryLoad) {
         int n = appends.stream().mapToInt(a -> a.entries().size()).sum();
         String[] entryLoads = new String[n];
         Long[] versions = new Long[n];
@@ -247,18 +364,11 @@ public final class PgEventStore implements EventStore {
                 i++;
             }
         }
-        Tuple params = Tuple.tuple().addOffsetDateTime(Pg.at(clock.instant()))
-                .addArrayOfString(entryLoads).addArrayOfLong(versions).addArrayOfInteger(ords)
-                .addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
+        if (perEntryLoad) {
+            params.addArrayOfString(entryLoads).addArrayOfLong(versions);
+        }
+        return params.addArrayOfInteger(ords).addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
                 .addArrayOfOffsetDateTime(occurred).addArrayOfString(correlations).addArrayOfString(causations)
                 .addArrayOfString(bodies);
-        List<OutboxMessage> rows = appends.stream().flatMap(a -> a.outbox().stream()).toList();
-        OutboxInsert.bind(params, rows);
-        Set<String> written = new HashSet<>();
-        Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> written.add(row.getString("load_id")));
-        if (!rows.isEmpty() && !written.isEmpty()) {
-            wakeups.wake(PgNotifications.OUTBOX);
-        }
-        return written;
     }
 }

@@ -91,6 +91,15 @@ public final class Pg {
         return constraint.equals(LOG_PARTITION.matcher(pg.getConstraint()).replaceFirst("event_log_"));
     }
 
+    /**
+     * Whether {@code error} is a unique violation that names no constraint: how Citus reports
+     * one a shard raised (the shard's message, not its fields). The caller tells which key it was
+     * from the rows, as {@link #violates} would from the name.
+     */
+    public static boolean violatesUnnamed(Throwable error) {
+        return error instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState()) && pg.getConstraint() == null;
+    }
+
     public static OffsetDateTime at(Instant instant) {
         return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }

@@ -15,7 +15,7 @@ class PgEventStoreContractTest extends EventStoreContract {
 
     @Override
     protected EventStore eventStore(Clock clock) {
-        return new PgEventStore(PG.pool(), clock, PG.wakeups());
+        return new PgEventStore(PG.pool(), clock, PG.wakeups(), PG.database().citus());
     }
 
     @Override
