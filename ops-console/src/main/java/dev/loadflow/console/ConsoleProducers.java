@@ -16,6 +16,7 @@ import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -37,8 +38,8 @@ public class ConsoleProducers {
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups) {
-        return new PgTimerStore(pool, clock, NO_LEASE, wakeups);
+    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgTimerStore(pool, clock, NO_LEASE, wakeups, null, citus);
     }
 
     @Produces

@@ -62,10 +62,11 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     TimerStore timers(Pool pool, Clock clock, Wakeups wakeups,
-                      @ConfigProperty(name = "loadflow.pump.max-sleep", defaultValue = "PT30S") Duration pumpMaxSleep) {
+                      @ConfigProperty(name = "loadflow.pump.max-sleep", defaultValue = "PT30S") Duration pumpMaxSleep,
+                      @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
         // the dispatcher only schedules and cancels; the claim lease matters to the pump. The pumps
         // look at least every max-sleep (the same key as theirs), so only a timer due sooner needs a NOTIFY.
-        return new PgTimerStore(pool, clock, Duration.ofSeconds(30), wakeups, pumpMaxSleep);
+        return new PgTimerStore(pool, clock, Duration.ofSeconds(30), wakeups, pumpMaxSleep, citus);
     }
 
     @Produces

@@ -12,6 +12,7 @@ import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
 
@@ -21,8 +22,9 @@ public class PumpProducers {
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, PumpConfig config, Wakeups wakeups) {
-        return new PgTimerStore(pool, clock, config.claimLease(), wakeups);
+    TimerStore timers(Pool pool, Clock clock, PumpConfig config, Wakeups wakeups,
+                      @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgTimerStore(pool, clock, config.claimLease(), wakeups, null, citus);
     }
 
     @Produces

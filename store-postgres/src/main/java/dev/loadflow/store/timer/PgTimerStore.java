@@ -40,7 +40,7 @@ public final class PgTimerStore implements TimerStore {
     static final String CANCEL = """
             INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
             VALUES ($1, $2, $3, $4, $5, 'cancelled', $5, $5)
-            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = $5, claimed_until = NULL
+            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = excluded.cancelled_at, claimed_until = NULL
                 WHERE timers.status = 'scheduled'""";
 
     /**
@@ -60,10 +60,10 @@ public final class PgTimerStore implements TimerStore {
     /** CANCEL for many distinct ids, in timer id order. Returns the ids cancelled (or tombstoned). */
     static final String CANCEL_ALL = """
             INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
-            SELECT c.timer_id, c.load_id, c.ask_id, c.attempt, $5, 'cancelled', $5, $5
+            SELECT c.timer_id, c.load_id, c.ask_id, c.attempt, $5::timestamptz, 'cancelled', $5::timestamptz, $5::timestamptz
             FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS c(timer_id, load_id, ask_id, attempt)
             ORDER BY c.timer_id
-            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = $5, claimed_until = NULL
+            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = excluded.cancelled_at, claimed_until = NULL
                 WHERE timers.status = 'scheduled'
             RETURNING timer_id""";
 
@@ -80,11 +80,12 @@ public final class PgTimerStore implements TimerStore {
             FROM due WHERE timer_id = due.due_id
             RETURNING\s""" + COLUMNS;
 
+    /** By load and id, as every statement on one timer: on Citus the load names the timer's shard. */
     static final String MARK_FIRED = """
             UPDATE timers SET status = 'fired', fired_at = $2, claimed_until = NULL
-            WHERE timer_id = $1 AND status = 'scheduled'""";
+            WHERE load_id = $3 AND timer_id = $1 AND status = 'scheduled'""";
 
-    static final String FIND = "SELECT " + COLUMNS + " FROM timers WHERE timer_id = $1";
+    static final String FIND = "SELECT " + COLUMNS + " FROM timers WHERE load_id = $2 AND timer_id = $1";
 
     static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM timers WHERE load_id = $1 ORDER BY fire_at, timer_id";
 
@@ -98,11 +99,43 @@ public final class PgTimerStore implements TimerStore {
                 SELECT timer_id FROM timers
                 WHERE status <> 'scheduled' AND coalesce(fired_at, cancelled_at) < $1 LIMIT $2)""";
 
+    /**
+     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}): the
+     * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it; and a claim
+     * cannot lock rows of many shards, so the due timers are chosen first (each shard's earliest,
+     * merged) and claimed by an update that checks again, under the row's lock, that no other pump
+     * claimed one meanwhile: a timer is still claimed once, two pumps may only find fewer.
+     */
+    static final class OnCitus {
+
+        static final String SCHEDULE = PgTimerStore.SCHEDULE.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
+        static final String CANCEL = PgTimerStore.CANCEL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
+        static final String SCHEDULE_ALL = PgTimerStore.SCHEDULE_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
+        static final String CANCEL_ALL = PgTimerStore.CANCEL_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
+        static final String CLAIM_DUE = """
+                UPDATE timers SET claimed_until = $2
+                WHERE timer_id IN (SELECT timer_id FROM timers
+                                   WHERE status = 'scheduled' AND fire_at <= $1
+                                     AND (claimed_until IS NULL OR claimed_until <= $1)
+                                   ORDER BY fire_at
+                                   LIMIT $3)
+                  AND status = 'scheduled' AND (claimed_until IS NULL OR claimed_until <= $1)
+                RETURNING\s""" + COLUMNS;
+
+        private OnCitus() {
+        }
+    }
+
     private final Pool pool;
     private final Clock clock;
     private final Duration claimLease;
     private final Wakeups wakeups;
     private final Duration wakeWithin;
+    private final String schedule;
+    private final String cancel;
+    private final String scheduleAll;
+    private final String cancelAll;
+    private final String claimDue;
 
     /**
      * @param claimLease how long a pump's claim on a due timer holds before another pump may fire it
@@ -119,6 +152,12 @@ public final class PgTimerStore implements TimerStore {
      *                   time without a NOTIFY: half-hour ETA timers cost the pumps nothing.
      */
     public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups, Duration wakeWithin) {
+        this(pool, clock, claimLease, wakeups, wakeWithin, false);
+    }
+
+    /** @param distributed the schema is distributed by Citus: the statements of {@link OnCitus} */
+    public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups, Duration wakeWithin,
+                        boolean distributed) {
         if (claimLease.isNegative() || claimLease.isZero()) {
             throw new IllegalArgumentException("the claim lease must be positive, got " + claimLease);
         }
@@ -127,6 +166,11 @@ public final class PgTimerStore implements TimerStore {
         this.claimLease = claimLease;
         this.wakeups = wakeups;
         this.wakeWithin = wakeWithin;
+        this.schedule = distributed ? OnCitus.SCHEDULE : SCHEDULE;
+        this.cancel = distributed ? OnCitus.CANCEL : CANCEL;
+        this.scheduleAll = distributed ? OnCitus.SCHEDULE_ALL : SCHEDULE_ALL;
+        this.cancelAll = distributed ? OnCitus.CANCEL_ALL : CANCEL_ALL;
+        this.claimDue = distributed ? OnCitus.CLAIM_DUE : CLAIM_DUE;
     }
 
     /** Tells the pumps of new timers, the earliest due first, unless all are due past the pumps' next look anyway. */
@@ -139,7 +183,7 @@ public final class PgTimerStore implements TimerStore {
     @Override
     public boolean schedule(Timer timer) {
         TimerId id = timer.timerId();
-        boolean scheduled = Pg.await(pool.preparedQuery(SCHEDULE).execute(Tuple.of(id.toString(), id.loadId(),
+        boolean scheduled = Pg.await(pool.preparedQuery(schedule).execute(Tuple.of(id.toString(), id.loadId(),
                 id.askId().toString(), id.attempt(), Pg.at(timer.fireAt()), Pg.at(clock.instant()),
                 timer.correlationId(), timer.traceparent()))).rowCount() == 1;
         if (scheduled) {
@@ -154,7 +198,7 @@ public final class PgTimerStore implements TimerStore {
             return Set.of();
         }
         Set<TimerId> created = new HashSet<>();
-        Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(Tuple.tuple()
+        Pg.await(pool.preparedQuery(scheduleAll).execute(Tuple.tuple()
                 .addArrayOfString(batch.stream().map(t -> t.timerId().toString()).toArray(String[]::new))
                 .addArrayOfString(batch.stream().map(t -> t.timerId().loadId()).toArray(String[]::new))
                 .addArrayOfString(batch.stream().map(t -> t.timerId().askId().toString()).toArray(String[]::new))
@@ -178,7 +222,7 @@ public final class PgTimerStore implements TimerStore {
             return Set.of();
         }
         Set<TimerId> cancelled = new HashSet<>();
-        Pg.await(pool.preparedQuery(CANCEL_ALL).execute(Tuple.tuple()
+        Pg.await(pool.preparedQuery(cancelAll).execute(Tuple.tuple()
                 .addArrayOfString(distinct.stream().map(TimerId::toString).toArray(String[]::new))
                 .addArrayOfString(distinct.stream().map(TimerId::loadId).toArray(String[]::new))
                 .addArrayOfString(distinct.stream().map(id -> id.askId().toString()).toArray(String[]::new))
@@ -190,13 +234,13 @@ public final class PgTimerStore implements TimerStore {
 
     @Override
     public boolean cancel(TimerId timerId, Instant now) {
-        return Pg.await(pool.preparedQuery(CANCEL).execute(Tuple.of(timerId.toString(), timerId.loadId(),
+        return Pg.await(pool.preparedQuery(cancel).execute(Tuple.of(timerId.toString(), timerId.loadId(),
                 timerId.askId().toString(), timerId.attempt(), Pg.at(now)))).rowCount() == 1;
     }
 
     @Override
     public List<Timer> due(Instant now, int limit) {
-        List<Timer> due = map(Pg.await(pool.preparedQuery(CLAIM_DUE)
+        List<Timer> due = map(Pg.await(pool.preparedQuery(claimDue)
                 .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(claimLease)), limit))));
         due.sort(Comparator.comparing(Timer::fireAt));
         return due;
@@ -204,12 +248,12 @@ public final class PgTimerStore implements TimerStore {
 
     @Override
     public boolean markFired(TimerId timerId, Instant now) {
-        return Pg.await(pool.preparedQuery(MARK_FIRED).execute(Tuple.of(timerId.toString(), Pg.at(now)))).rowCount() == 1;
+        return Pg.await(pool.preparedQuery(MARK_FIRED).execute(Tuple.of(timerId.toString(), Pg.at(now), timerId.loadId()))).rowCount() == 1;
     }
 
     @Override
     public Optional<Timer> find(TimerId timerId) {
-        return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(timerId.toString())))).stream().findFirst();
+        return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(timerId.toString(), timerId.loadId())))).stream().findFirst();
     }
 
     @Override

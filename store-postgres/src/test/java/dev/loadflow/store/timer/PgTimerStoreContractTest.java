@@ -13,7 +13,7 @@ class PgTimerStoreContractTest extends TimerStoreContract {
 
     @Override
     protected TimerStore timerStore(Clock clock, Duration claimLease) {
-        return new PgTimerStore(PG.pool(), clock, claimLease, PG.wakeups());
+        return new PgTimerStore(PG.pool(), clock, claimLease, PG.wakeups(), null, PG.database().citus());
     }
 
     @Override
