@@ -32,8 +32,8 @@ public class ConsoleProducers {
 
     @Produces
     @Singleton
-    Outbox outbox(Pool pool, Clock clock) {
-        return new PgOutbox(pool, clock, NO_LEASE);
+    Outbox outbox(Pool pool, Clock clock, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgOutbox(pool, clock, NO_LEASE, citus);
     }
 
     @Produces

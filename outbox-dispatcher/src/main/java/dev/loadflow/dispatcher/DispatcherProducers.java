@@ -55,8 +55,8 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    Outbox outbox(Pool pool, Clock clock, DispatcherConfig config) {
-        return new PgOutbox(pool, clock, config.lease());
+    Outbox outbox(Pool pool, Clock clock, DispatcherConfig config, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgOutbox(pool, clock, config.lease(), citus);
     }
 
     @Produces

@@ -4,6 +4,7 @@ import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.audit.AuditInsert;
 import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.pg.Pg;
+import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -12,6 +13,7 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -73,12 +75,12 @@ public final class PgOutbox implements Outbox {
 
     static final String CLAIM_HELD = """
             SELECT 1 FROM outbox
-            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND claimed_until > $3""";
+            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND claimed_until > $3 AND load_id = $4""";
 
     static final String MARK_DISPATCHED = """
             UPDATE outbox SET status = 'dispatched', receipt = $3, dispatched_at = $4,
                               claim_token = NULL, claimed_until = NULL
-            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'""";
+            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5""";
 
     /**
      * MARK_DISPATCHED for many rows: $1 ids, $2 claim tokens, $3 receipts, $4 now. The
@@ -101,7 +103,7 @@ public final class PgOutbox implements Outbox {
                                   available_at = coalesce($4::timestamptz, available_at),
                                   dead_at = CASE WHEN $4::timestamptz IS NULL THEN $5::timestamptz END,
                                   last_failure = $3, claim_token = NULL, claimed_until = NULL
-                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $6
                 RETURNING outbox_id, load_id, attempts)
             INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
             SELECT outbox_id, load_id, attempts, $5::timestamptz, $3, $4::timestamptz IS NULL FROM failed""";
@@ -111,7 +113,7 @@ public final class PgOutbox implements Outbox {
             WITH failed AS (
                 UPDATE outbox SET available_at = $4, last_failure = $3, claim_token = NULL, claimed_until = NULL,
                                   unsure_since = coalesce(unsure_since, $5)
-                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $6
                 RETURNING outbox_id, load_id, attempts)
             INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
             SELECT outbox_id, load_id, attempts, $5, $3, false FROM failed""";
@@ -121,7 +123,7 @@ public final class PgOutbox implements Outbox {
             WITH failed AS (
                 UPDATE outbox SET status = 'ambiguous', ambiguous_at = $4, unsure_since = coalesce(unsure_since, $4),
                                   last_failure = $3, claim_token = NULL, claimed_until = NULL
-                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5
                 RETURNING outbox_id, load_id, attempts)
             INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
             SELECT outbox_id, load_id, attempts, $4, $3, true FROM failed""";
@@ -152,12 +154,13 @@ public final class PgOutbox implements Outbox {
             UPDATE outbox SET attempts = attempts - 1,
                               first_attempt_at = CASE WHEN attempts = 1 THEN NULL ELSE first_attempt_at END,
                               available_at = $3, claim_token = NULL, claimed_until = NULL
-            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending'""";
+            WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $4""";
 
     static final String OLDEST_PENDING = """
             SELECT channel, min(created_at) AS oldest FROM outbox WHERE status = 'pending' GROUP BY channel""";
 
-    static final String FIND = "SELECT " + COLUMNS + " FROM outbox WHERE outbox_id = $1";
+    /** By id and load, as every statement on one row: on Citus the load names the row's shard. */
+    static final String FIND = "SELECT " + COLUMNS + " FROM outbox WHERE outbox_id = $1 AND load_id = $2";
 
     static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM outbox WHERE load_id = $1 ORDER BY created_at, outbox_id";
 
@@ -222,24 +225,79 @@ public final class PgOutbox implements Outbox {
             DELETE FROM outbox WHERE outbox_id IN (
                 SELECT outbox_id FROM outbox WHERE status = 'dispatched' AND dispatched_at < $1 LIMIT $2)""";
 
+    /**
+     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). A
+     * claim cannot lock rows of many shards, so the due rows are chosen first (each shard's
+     * oldest, merged) and claimed by an update that checks again, under the row's lock, that they
+     * are still due: a row is still claimed once, two dispatchers may only find fewer. Each
+     * channel is claimed by a statement of its own. A failure is found by its row's load too (on
+     * plain PostgreSQL failures written before V30 name none).
+     */
+    static final class OnCitus {
+
+        /** The token of each row: Citus refuses a volatile function here, so it is made from the claim's nonce ($%d). */
+        private static final String CLAIM_SET = """
+                UPDATE outbox SET claim_token = md5($%d || outbox_id)::uuid, claimed_until = $2, available_at = $2,
+                                  attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
+                """;
+
+        static final String CLAIM = CLAIM_SET.formatted(4) + """
+                WHERE (load_id, outbox_id) IN (SELECT load_id, outbox_id FROM outbox
+                                               WHERE status = 'pending' AND available_at <= $1
+                                               ORDER BY available_at LIMIT $3)
+                  AND status = 'pending' AND available_at <= $1
+                RETURNING\s""" + COLUMNS;
+
+        static final String CLAIM_CHANNEL = CLAIM_SET.formatted(5) + """
+                WHERE (load_id, outbox_id) IN (SELECT load_id, outbox_id FROM outbox
+                                               WHERE status = 'pending' AND channel = $3 AND available_at <= $1
+                                               ORDER BY available_at LIMIT $4)
+                  AND status = 'pending' AND available_at <= $1
+                RETURNING\s""" + COLUMNS;
+
+        static final String FAILURES = PgOutbox.FAILURES.replace("WHERE outbox_id = $1", "WHERE outbox_id = $1 AND load_id = $2");
+
+        private OnCitus() {
+        }
+    }
+
     private final Pool pool;
     private final Clock clock;
     private final Duration lease;
+    private final boolean distributed;
 
     /** @param lease how long a claim holds a row (90 s by default: well above a send's timeout) */
     public PgOutbox(Pool pool, Clock clock, Duration lease) {
+        this(pool, clock, lease, false);
+    }
+
+    /** @param distributed the schema is distributed by Citus: the statements of {@link OnCitus} */
+    public PgOutbox(Pool pool, Clock clock, Duration lease, boolean distributed) {
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("the lease must be positive, got " + lease);
         }
         this.pool = pool;
         this.clock = clock;
         this.lease = lease;
+        this.distributed = distributed;
+    }
+
+    /** A claim's nonce on Citus, from which its rows' tokens are made: as random as the tokens it stands for. */
+    private static String nonce() {
+        return UUID.randomUUID().toString();
+    }
+
+    /** The load an outbox id names ({@link dev.loadflow.model.id.ActionKey}: its first segment); none if it names none. */
+    static String loadOf(String outboxId) {
+        int slash = outboxId.indexOf('/');
+        return slash <= 0 ? "" : outboxId.substring(0, slash);
     }
 
     @Override
     public List<OutboxRow> pending(int limit, Instant now) {
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(CLAIM)
-                .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit)));
+        Tuple params = Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit);
+        RowSet<Row> rows = Pg.await(distributed ? pool.preparedQuery(OnCitus.CLAIM).execute(params.addString(nonce()))
+                : pool.preparedQuery(CLAIM).execute(params));
         List<OutboxRow> claimed = map(rows);
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
         return claimed;
@@ -251,23 +309,33 @@ public final class PgOutbox implements Outbox {
         if (asked.isEmpty()) {
             return List.of();
         }
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)),
-                asked.stream().map(e -> e.getKey().wire()).toArray(String[]::new),
-                asked.stream().map(Map.Entry::getValue).toArray(Integer[]::new))));
-        List<OutboxRow> claimed = map(rows);
+        List<OutboxRow> claimed;
+        if (distributed) {
+            List<Future<RowSet<Row>>> claims = asked.stream().map(e -> pool.preparedQuery(OnCitus.CLAIM_CHANNEL)
+                    .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), e.getKey().wire(), e.getValue(), nonce()))).toList();
+            Pg.await(Future.all(claims));
+            claimed = new ArrayList<>();
+            for (Future<RowSet<Row>> claim : claims) {
+                claimed.addAll(map(claim.result()));
+            }
+        } else {
+            claimed = map(Pg.await(pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)),
+                    asked.stream().map(e -> e.getKey().wire()).toArray(String[]::new),
+                    asked.stream().map(Map.Entry::getValue).toArray(Integer[]::new)))));
+        }
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
         return claimed;
     }
 
     @Override
     public boolean isClaimHeld(String outboxId, UUID claimToken, Instant now) {
-        return Pg.await(pool.preparedQuery(CLAIM_HELD).execute(Tuple.of(outboxId, claimToken, Pg.at(now)))).size() == 1;
+        return Pg.await(pool.preparedQuery(CLAIM_HELD).execute(Tuple.of(outboxId, claimToken, Pg.at(now), loadOf(outboxId)))).size() == 1;
     }
 
     @Override
     public void markDispatched(String outboxId, UUID claimToken, String receipt) {
         var result = Pg.await(pool.preparedQuery(MARK_DISPATCHED)
-                .execute(Tuple.of(outboxId, claimToken, receipt, Pg.at(clock.instant()))));
+                .execute(Tuple.of(outboxId, claimToken, receipt, Pg.at(clock.instant()), loadOf(outboxId))));
         if (result.rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
@@ -278,6 +346,19 @@ public final class PgOutbox implements Outbox {
         java.util.Set<String> stale = new java.util.HashSet<>();
         rows.forEach(row -> stale.add(row.outboxId()));
         if (rows.isEmpty()) {
+            return stale;
+        }
+        if (distributed) {
+            // one statement per row, each on its row's shard: Citus cannot update from a set-returning function
+            OffsetDateTime now = Pg.at(clock.instant());
+            List<Future<RowSet<Row>>> marks = rows.stream().map(row -> pool.preparedQuery(MARK_DISPATCHED)
+                    .execute(Tuple.of(row.outboxId(), row.claimToken(), row.receipt(), now, loadOf(row.outboxId())))).toList();
+            Pg.await(Future.all(marks));
+            for (int i = 0; i < rows.size(); i++) {
+                if (marks.get(i).result().rowCount() == 1) {
+                    stale.remove(rows.get(i).outboxId());
+                }
+            }
             return stale;
         }
         Tuple params = Tuple.tuple()
@@ -292,7 +373,7 @@ public final class PgOutbox implements Outbox {
     @Override
     public void markFailed(String outboxId, UUID claimToken, String failure, Instant retryAt) {
         var result = Pg.await(pool.preparedQuery(MARK_FAILED)
-                .execute(Tuple.of(outboxId, claimToken, failure, Pg.at(retryAt), Pg.at(clock.instant()))));
+                .execute(Tuple.of(outboxId, claimToken, failure, Pg.at(retryAt), Pg.at(clock.instant()), loadOf(outboxId))));
         if (result.rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
@@ -301,7 +382,7 @@ public final class PgOutbox implements Outbox {
     @Override
     public void markUnsure(String outboxId, UUID claimToken, String failure, Instant retryAt) {
         if (Pg.await(pool.preparedQuery(MARK_UNSURE).execute(Tuple.of(outboxId, claimToken, failure, Pg.at(retryAt),
-                Pg.at(clock.instant())))).rowCount() != 1) {
+                Pg.at(clock.instant()), loadOf(outboxId)))).rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
     }
@@ -309,7 +390,7 @@ public final class PgOutbox implements Outbox {
     @Override
     public void markAmbiguous(String outboxId, UUID claimToken, String failure) {
         if (Pg.await(pool.preparedQuery(MARK_AMBIGUOUS).execute(Tuple.of(outboxId, claimToken, failure,
-                Pg.at(clock.instant())))).rowCount() != 1) {
+                Pg.at(clock.instant()), loadOf(outboxId)))).rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
     }
@@ -332,7 +413,7 @@ public final class PgOutbox implements Outbox {
 
     @Override
     public void defer(String outboxId, UUID claimToken, Instant until) {
-        if (Pg.await(pool.preparedQuery(DEFER).execute(Tuple.of(outboxId, claimToken, Pg.at(until)))).rowCount() != 1) {
+        if (Pg.await(pool.preparedQuery(DEFER).execute(Tuple.of(outboxId, claimToken, Pg.at(until), loadOf(outboxId)))).rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
     }
@@ -348,7 +429,7 @@ public final class PgOutbox implements Outbox {
 
     @Override
     public Optional<OutboxRow> find(String outboxId) {
-        return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(outboxId)))).stream().findFirst();
+        return map(Pg.await(pool.preparedQuery(FIND).execute(Tuple.of(outboxId, loadOf(outboxId))))).stream().findFirst();
     }
 
     @Override
@@ -359,7 +440,8 @@ public final class PgOutbox implements Outbox {
     @Override
     public List<OutboxFailure> failures(String outboxId) {
         List<OutboxFailure> failures = new ArrayList<>();
-        for (Row row : Pg.await(pool.preparedQuery(FAILURES).execute(Tuple.of(outboxId)))) {
+        for (Row row : Pg.await((distributed ? pool.preparedQuery(OnCitus.FAILURES).execute(Tuple.of(outboxId, loadOf(outboxId)))
+                : pool.preparedQuery(FAILURES).execute(Tuple.of(outboxId))))) {
             failures.add(new OutboxFailure(row.getString("outbox_id"), row.getInteger("attempt"),
                     Pg.instant(row, "failed_at"), row.getString("failure"), row.getBoolean("parked")));
         }

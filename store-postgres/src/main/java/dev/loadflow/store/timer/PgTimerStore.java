@@ -114,11 +114,11 @@ public final class PgTimerStore implements TimerStore {
         static final String CANCEL_ALL = PgTimerStore.CANCEL_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
         static final String CLAIM_DUE = """
                 UPDATE timers SET claimed_until = $2
-                WHERE timer_id IN (SELECT timer_id FROM timers
-                                   WHERE status = 'scheduled' AND fire_at <= $1
-                                     AND (claimed_until IS NULL OR claimed_until <= $1)
-                                   ORDER BY fire_at
-                                   LIMIT $3)
+                WHERE (load_id, timer_id) IN (SELECT load_id, timer_id FROM timers
+                                               WHERE status = 'scheduled' AND fire_at <= $1
+                                                 AND (claimed_until IS NULL OR claimed_until <= $1)
+                                               ORDER BY fire_at
+                                               LIMIT $3)
                   AND status = 'scheduled' AND (claimed_until IS NULL OR claimed_until <= $1)
                 RETURNING\s""" + COLUMNS;
 

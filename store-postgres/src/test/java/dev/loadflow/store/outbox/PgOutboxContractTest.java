@@ -28,12 +28,12 @@ class PgOutboxContractTest extends OutboxContract {
 
     @Override
     protected Outbox outbox(Clock clock, Duration lease) {
-        return new PgOutbox(PG.pool(), clock, lease);
+        return new PgOutbox(PG.pool(), clock, lease, PG.database().citus());
     }
 
     @Override
     protected EventStore eventStore(Clock clock) {
-        return new PgEventStore(PG.pool(), clock, PG.wakeups());
+        return new PgEventStore(PG.pool(), clock, PG.wakeups(), PG.database().citus());
     }
 
     @Override
