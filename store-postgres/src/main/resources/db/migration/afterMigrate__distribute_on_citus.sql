@@ -4,20 +4,22 @@
 -- that adds a per-load table needs only to be named below.
 --
 -- * Distributed by load_id, co-located with event_log (a run's read, append and outbox insert go
---   to one shard): the log and its archive, the outbox and its failures, timers, the load queue
---   and its groups and dead letters, held loads, stages, ops alerts and the load locks. Citus
+--   to one shard): the log and its archive, the outbox and its failures, timers, held loads,
+--   stages, ops alerts and the load locks. Citus
 --   allows a primary key or a unique constraint only if it holds load_id: those of outbox,
 --   outbox_failure, timers and ops_alert are widened first (outbox_id and timer_id name their
 --   load already, so nothing that was unique stops being so).
 -- * A reference table (a copy on every node): channel_circuit, a handful of rows.
--- * Local to the coordinator: admin_audit (read by time), processed_event (by handler and
---   event), schema_floor and Flyway's history.
+-- * Local to the coordinator: the load queue, its groups and dead letters (a receive locks the
+--   visible groups of every load at once, which Citus cannot do across shards; a message lives
+--   seconds, so the queue stays small), admin_audit (read by time), processed_event (by handler
+--   and event), schema_floor and Flyway's history.
 -- Citus's own catalogue is read from pg_catalog (pg_dist_partition), so a search_path that names
 -- only the loadflow schema does.
 DO $distribute$
 DECLARE
-    per_load CONSTANT text[] := ARRAY['event_log', 'event_log_archive', 'outbox', 'outbox_failure', 'timers', 'load_queue',
-        'load_queue_group', 'load_queue_dead', 'held_load', 'load_stage', 'ops_alert', 'load_lock'];
+    per_load CONSTANT text[] := ARRAY['event_log', 'event_log_archive', 'outbox', 'outbox_failure', 'timers',
+        'held_load', 'load_stage', 'ops_alert', 'load_lock'];
     t text;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN

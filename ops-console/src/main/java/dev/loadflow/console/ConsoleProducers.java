@@ -68,7 +68,7 @@ public class ConsoleProducers {
 
     @Produces
     @Singleton
-    OpsAlerts opsAlerts(Pool pool) {
-        return new PgOpsAlerts(pool);
+    OpsAlerts opsAlerts(Pool pool, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgOpsAlerts(pool, citus);
     }
 }

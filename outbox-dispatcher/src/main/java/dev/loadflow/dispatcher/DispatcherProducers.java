@@ -71,8 +71,8 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    OpsAlerts alerts(Pool pool) {
-        return new PgOpsAlerts(pool);
+    OpsAlerts alerts(Pool pool, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgOpsAlerts(pool, citus);
     }
 
     @Produces

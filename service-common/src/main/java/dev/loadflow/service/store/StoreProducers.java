@@ -39,7 +39,7 @@ public class StoreProducers {
     @Produces
     @Singleton
     EventStore eventStore(Pool pool, Clock clock, Wakeups wakeups,
-                          @ConfigProperty(name = "loadflow.db.citus", defaultValue = "false") boolean citus) {
+                          @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
         return new PgEventStore(pool, clock, wakeups, citus);
     }
 
@@ -76,10 +76,10 @@ public class StoreProducers {
     @Produces
     @Singleton
     LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications, Wakeups wakeups,
-                        AdminAudit audits) {
+                        AdminAudit audits, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
         return switch (config.kind()) {
             case POSTGRES -> new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE),
-                    wakeups);
+                    wakeups, citus);
             case SQS -> {
                 QueueConfig.Sqs sqs = config.sqs();
                 String url = sqs.url().orElseThrow(() -> new IllegalStateException(

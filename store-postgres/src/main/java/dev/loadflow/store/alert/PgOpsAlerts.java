@@ -25,7 +25,8 @@ public final class PgOpsAlerts implements OpsAlerts {
             INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at, death)
             SELECT $1, $2, $3, $4, $5, $6,
                    greatest(1, (SELECT count(*) FROM outbox_failure f WHERE f.outbox_id = $2 AND f.parked))
-            ON CONFLICT (outbox_id, kind, death) DO NOTHING""";
+            ON CONFLICT (outbox_id, kind, death) DO NOTHING
+            RETURNING id""";
 
     static final String LIST = """
             SELECT id, load_id, outbox_id, action_type, kind, message, raised_at, acknowledged_at FROM ops_alert
@@ -40,16 +41,41 @@ public final class PgOpsAlerts implements OpsAlerts {
             )
             SELECT id FROM audit""";
 
+    /**
+     * RAISE where Citus distributes the schema ({@code loadflow.db.citus}): the row's parked
+     * attempts counted on its load's shard, and the upsert naming the key a shard enforces.
+     */
+    static final class OnCitus {
+
+        static final String RAISE = PgOpsAlerts.RAISE
+                .replace("WHERE f.outbox_id = $2", "WHERE f.load_id = $1 AND f.outbox_id = $2")
+                .replace("ON CONFLICT (outbox_id, kind, death)", "ON CONFLICT (load_id, outbox_id, kind, death)");
+
+        private OnCitus() {
+        }
+    }
+
     private final Pool pool;
+    private final String raise;
 
     public PgOpsAlerts(Pool pool) {
+        this(pool, false);
+    }
+
+    /** @param distributed the schema is distributed by Citus: {@link OnCitus#RAISE} */
+    public PgOpsAlerts(Pool pool, boolean distributed) {
         this.pool = pool;
+        this.raise = distributed ? OnCitus.RAISE : RAISE;
+        if (raise.equals(RAISE) == distributed) {
+            throw new IllegalStateException("the Citus form of RAISE no longer differs from it: its rewrite missed");
+        }
     }
 
     @Override
     public boolean raise(String loadId, String outboxId, String actionType, String kind, String message, Instant now) {
-        return Pg.await(pool.preparedQuery(RAISE).execute(Tuple.of(loadId, outboxId, actionType, kind, message,
-                Pg.at(now)))).rowCount() == 1;
+        // the rows returned, not the count: Citus counts the rows an INSERT ... SELECT chose, inserted or not
+        return Pg.await(pool.preparedQuery(raise).execute(Tuple.of(loadId, outboxId, actionType, kind, message,
+                Pg.at(now)))).size() == 1;
     }
 
     @Override

@@ -51,6 +51,9 @@ public final class PgHeldLoads implements HeldLoads {
 
     static final String RELEASE = "DELETE FROM held_load WHERE load_id = $1 AND message_id = $2";
 
+    /** Whether the load's log has the entry: which key a skip that Citus refused unnamed ran into. */
+    static final String LOGGED = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
+
     static final String RETRY = """
             WITH changed AS (
                 UPDATE held_load SET state = 'retry' WHERE load_id = $1 AND state IN ('held', 'retry')
@@ -74,7 +77,7 @@ public final class PgHeldLoads implements HeldLoads {
             %3$s
             )
             SELECT changed.*, audit.id AS audit_id FROM changed, audit""".formatted(COLUMNS,
-            LogInsert.fromCte("changed", 3),
+            LogInsert.fromCte("changed", 1, 3),
             AuditInsert.fromCte("logged", "jsonb_build_object('messageId', $2::text, 'seq', max(seq))",
                     3 + LogInsert.PARAMETERS, true));
 
@@ -147,6 +150,13 @@ public final class PgHeldLoads implements HeldLoads {
                 throw new DuplicateEntryException(skipped.loadId(), List.of(skipped.messageId()), e);
             }
             if (Pg.violates(e, "event_log_pkey")) {
+                throw new ConcurrencyConflictException(skipped.loadId(), -1, e);
+            }
+            if (Pg.violatesUnnamed(e)) {
+                // Citus names no constraint: the log tells which it was
+                if (Pg.await(pool.preparedQuery(LOGGED).execute(Tuple.of(skipped.loadId(), skipped.entryId()))).size() == 1) {
+                    throw new DuplicateEntryException(skipped.loadId(), List.of(skipped.messageId()), e);
+                }
                 throw new ConcurrencyConflictException(skipped.loadId(), -1, e);
             }
             throw e;

@@ -87,6 +87,12 @@ public final class PgLoadQueue implements LoadQueue {
                        (SELECT true FROM event_log e WHERE e.load_id = m.load_id AND e.entry_id = m.message_id) IS NOT NULL
                            AS logged
                 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS m(load_id, message_id, body, ord)),
+            """ + Enqueue.FROM_MSG;
+
+    /** What an ingest's batch does once it knows which of its messages are logged (the CTE {@code msg}). */
+    private static final class Enqueue {
+
+        static final String FROM_MSG = """
             grp AS (
                 INSERT INTO load_queue_group (load_id, visible_at)
                 SELECT DISTINCT load_id, $4::timestamptz FROM msg WHERE NOT logged ORDER BY load_id
@@ -102,6 +108,35 @@ public final class PgLoadQueue implements LoadQueue {
                    (SELECT true FROM queued q WHERE q.load_id = msg.load_id AND q.message_id = msg.message_id LIMIT 1)
                        IS NOT NULL AS queued
             FROM msg ORDER BY msg.ord""";
+
+        private Enqueue() {
+        }
+    }
+
+    /**
+     * The statements that differ where Citus distributes the log ({@code loadflow.db.citus}). The
+     * queue's tables stay on the coordinator (a receive locks the visible groups of every load
+     * at once), so an ingest cannot look into the log from its statement: it asks the log first
+     * which of its events are logged ({@link #LOGGED}, on the shards of its loads only), then
+     * queues the others ({@link #ENQUEUE_ALL_FLAGGED}). An event logged between the two is
+     * queued and then found logged by its run, as an event logged right after the one statement
+     * is on plain PostgreSQL.
+     */
+    static final class OnCitus {
+
+        static final String LOGGED = "SELECT load_id, entry_id FROM event_log WHERE load_id = ANY($1) AND entry_id = ANY($2)";
+
+        /** ENQUEUE_ALL_UNLESS_LOGGED with each message's {@code logged} given ($5). */
+        static final String ENQUEUE_ALL_FLAGGED = """
+                WITH msg AS MATERIALIZED (
+                    SELECT m.load_id, m.message_id, m.body, m.ord, m.logged
+                    FROM unnest($1::text[], $2::text[], $3::text[], $5::bool[]) WITH ORDINALITY
+                         AS m(load_id, message_id, body, logged, ord)),
+                """ + Enqueue.FROM_MSG;
+
+        private OnCitus() {
+        }
+    }
 
     /** ENQUEUE for many: groups are created and locked in load id order (no deadlock between two of these). */
     static final String ENQUEUE_ALL = """
@@ -249,6 +284,7 @@ public final class PgLoadQueue implements LoadQueue {
     private final Duration visibilityTimeout;
     private final WakeupSignal wakeup;
     private final Wakeups wakeups;
+    private final boolean distributed;
 
     /**
      * @param visibilityTimeout how long a delivered message stays hidden (longer than a run's deadline)
@@ -257,6 +293,12 @@ public final class PgLoadQueue implements LoadQueue {
      * @param wakeups           told after an enqueue commits: wakes the consumers' {@code wakeup}
      */
     public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup, Wakeups wakeups) {
+        this(pool, clock, visibilityTimeout, wakeup, wakeups, false);
+    }
+
+    /** @param distributed the log is distributed by Citus, the queue on the coordinator: the statements of {@link OnCitus} */
+    public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup, Wakeups wakeups,
+                       boolean distributed) {
         if (visibilityTimeout.isNegative() || visibilityTimeout.isZero()) {
             throw new IllegalArgumentException("the visibility timeout must be positive, got " + visibilityTimeout);
         }
@@ -265,6 +307,7 @@ public final class PgLoadQueue implements LoadQueue {
         this.visibilityTimeout = visibilityTimeout;
         this.wakeup = wakeup;
         this.wakeups = wakeups;
+        this.distributed = distributed;
     }
 
     @Override
@@ -289,11 +332,21 @@ public final class PgLoadQueue implements LoadQueue {
         if (messages.isEmpty()) {
             return List.of();
         }
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(ENQUEUE_ALL_UNLESS_LOGGED).execute(Tuple.tuple()
-                .addArrayOfString(messages.stream().map(QueueMessage::loadId).toArray(String[]::new))
-                .addArrayOfString(messages.stream().map(QueueMessage::messageId).toArray(String[]::new))
+        String[] loads = messages.stream().map(QueueMessage::loadId).toArray(String[]::new);
+        String[] ids = messages.stream().map(QueueMessage::messageId).toArray(String[]::new);
+        Tuple params = Tuple.tuple().addArrayOfString(loads).addArrayOfString(ids)
                 .addArrayOfString(messages.stream().map(QueueMessage::body).toArray(String[]::new))
-                .addOffsetDateTime(Pg.at(clock.instant()))));
+                .addOffsetDateTime(Pg.at(clock.instant()));
+        RowSet<Row> rows;
+        if (distributed) {
+            Set<String> logged = new HashSet<>();
+            Pg.await(pool.preparedQuery(OnCitus.LOGGED).execute(Tuple.tuple().addArrayOfString(loads).addArrayOfString(ids)))
+                    .forEach(row -> logged.add(row.getString("load_id") + '\u0000' + row.getString("entry_id")));
+            rows = Pg.await(pool.preparedQuery(OnCitus.ENQUEUE_ALL_FLAGGED).execute(params.addArrayOfBoolean(messages.stream()
+                    .map(m -> logged.contains(m.loadId() + '\u0000' + m.messageId())).toArray(Boolean[]::new))));
+        } else {
+            rows = Pg.await(pool.preparedQuery(ENQUEUE_ALL_UNLESS_LOGGED).execute(params));
+        }
         List<Intake> intakes = new ArrayList<>(messages.size());
         Set<String> seen = new HashSet<>();
         boolean anyQueued = false;

@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The migrations on a Citus cluster: every per-load table distributed by {@code load_id} and
  * co-located with the log, their keys widened to hold it, {@code channel_circuit} a reference
- * table, the admin tables left on the coordinator; a second migrate changes nothing. Needs a
+ * table, the load queue and the admin tables left on the coordinator; a second migrate changes
+ * nothing. Needs a
  * Citus coordinator ({@code LOADFLOW_CITUS_JDBC_URL}, by default the three-node cluster's
  * {@code jdbc:postgresql://127.0.0.1:5440/postgres}, user and password {@code loadflow});
  * tagged {@code citus}, run by {@code .ci/run} once it has started that cluster.
@@ -33,7 +34,7 @@ class CitusSchemaTest {
     private static final String PASSWORD = env("LOADFLOW_CITUS_PASSWORD", "loadflow");
     private static final String SCHEMA = "loadflow_citus_schema_test";
     private static final List<String> PER_LOAD = List.of("event_log", "event_log_archive", "outbox", "outbox_failure", "timers",
-            "load_queue", "load_queue_group", "load_queue_dead", "held_load", "load_stage", "ops_alert", "load_lock");
+            "held_load", "load_stage", "ops_alert", "load_lock");
 
     @BeforeAll
     static void migrateAFreshSchema() throws SQLException {
@@ -60,6 +61,8 @@ class CitusSchemaTest {
         assertThat(tables.get("channel_circuit")).as("channel_circuit").startsWith("reference");
         assertThat(tables).as("the admin tables stay on the coordinator")
                 .doesNotContainKeys("admin_audit", "processed_event", "schema_floor", "flyway_schema_history");
+        assertThat(tables).as("the load queue stays on the coordinator: a receive locks groups of every load")
+                .doesNotContainKeys("load_queue", "load_queue_group", "load_queue_dead");
     }
 
     @Test

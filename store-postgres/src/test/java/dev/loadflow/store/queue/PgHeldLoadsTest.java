@@ -38,7 +38,7 @@ class PgHeldLoadsTest {
     void setUp() {
         PG.database().truncateAll();
         held = new PgHeldLoads(PG.pool(), clock);
-        events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
+        events = new PgEventStore(PG.pool(), clock, Wakeups.NONE, PG.database().citus());
     }
 
     private static AuditRecord audit(String action) {

@@ -47,7 +47,8 @@ class PgLoadQueueContractTest extends LoadQueueContract {
 
     @Override
     protected LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
-        return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups());
+        return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups(),
+                PG.database().citus());
     }
 
     @Override
@@ -66,7 +67,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
 
     private Ingest ingestWithOneEventLogged() {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE);
+        PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE, PG.database().citus());
         String load = newLoadId();
         InboundEvent logged = Fixtures.ping(load, "ping_1", clock.instant());
         events.append(load, List.of(logged), 0, List.of());
@@ -127,7 +128,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     void anAckThatLeavesALoadMoreWorkWakesTheLongPollsOfThisInstance() {
         WakeupSignal wakeup = new WakeupSignal();
         PgLoadQueue queue = new PgLoadQueue(PG.pool(), FakeClock.at(Instant.parse("2026-11-30T07:00:00Z")),
-                Duration.ofMinutes(5), wakeup, Wakeups.NONE);
+                Duration.ofMinutes(5), wakeup, Wakeups.NONE, PG.database().citus());
         String busy = newLoadId();
         String single = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(busy, "m1", "{}"), new QueueMessage(busy, "m2", "{}"),
@@ -193,7 +194,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
 
     /** A queue of its own on {@code clock} (5-minute visibility), woken by nothing: receives with no wait. */
     private static PgLoadQueue queueAt(FakeClock clock) {
-        return new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+        return new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE, PG.database().citus());
     }
 
     private static final String EXPLAIN = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ";
@@ -349,7 +350,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     private record UpdateCounts(long updated, long inPlace) {
 
         static final String READ = """
-                SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'load_queue_group'""";
+                SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relid = 'load_queue_group'::regclass""";
 
         static UpdateCounts of(RowSet<Row> rows) {
             Row row = rows.iterator().next();
