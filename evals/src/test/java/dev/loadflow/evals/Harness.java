@@ -128,9 +128,9 @@ public final class Harness implements AutoCloseable {
         };
     }
 
-    /** The default: the PostgreSQL queue in the harness's database. */
+    /** The default: the PostgreSQL queue in the harness's database (on a Citus coordinator, in its Citus form). */
     static final QueueFactory POSTGRES_QUEUE = (pool, clock) ->
-            new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
+            new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE, PostgresServer.get().citus());
 
     private Harness(String name, Instant start, QueueFactory queues) throws IOException {
         clock = FakeClock.at(start);
@@ -138,11 +138,12 @@ public final class Harness implements AutoCloseable {
         vertx = Vertx.vertx();
         pool = database.pool(vertx, 8);
         channels = ChannelSimulator.start(0, null);
-        events = new PgEventStore(pool, clock, Wakeups.NONE);
-        outbox = new PgOutbox(pool, clock, LEASE);
-        timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30), Wakeups.NONE);
+        boolean citus = database.citus();
+        events = new PgEventStore(pool, clock, Wakeups.NONE, citus);
+        outbox = new PgOutbox(pool, clock, LEASE, citus);
+        timers = new PgTimerStore(pool, clock, Duration.ofSeconds(30), Wakeups.NONE, null, citus);
         queue = queues.create(pool, clock);
-        alerts = new PgOpsAlerts(pool);
+        alerts = new PgOpsAlerts(pool, citus);
         workerMetrics = new WorkerMetrics(workerRegistry);
         tracerProvider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build();
         traces = new Traces(OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build());
