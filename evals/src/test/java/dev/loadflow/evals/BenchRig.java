@@ -102,7 +102,8 @@ final class BenchRig implements AutoCloseable {
         vertx = Vertx.vertx();
         pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(32)).using(vertx)
                 .connectingTo(db.connectOptions().addProperty("enable_seqscan", SEQSCAN ? "on" : "off").addProperty("jit", "off")
-                        .addProperty("plan_cache_mode", "force_generic_plan")).build();
+                        // as the services' pools; on Citus custom plans, as the operations guide says
+                        .addProperty("plan_cache_mode", db.citus() ? "auto" : "force_generic_plan")).build();
         notifications = PgNotifications.listen(vertx, db.connectOptions(), Duration.ofSeconds(1),
                 PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
         channels = ChannelSimulator.start(0, null);
@@ -111,10 +112,12 @@ final class BenchRig implements AutoCloseable {
             db.execute(notifyTriggers());
             wakeups = Wakeups.NONE;
         }
-        events = new PgEventStore(pool, CLOCK, wakeups);
-        outbox = new PgOutbox(pool, CLOCK, Duration.ofSeconds(90));
-        queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE), wakeups);
-        timers = new PgTimerStore(pool, CLOCK, Duration.ofSeconds(30), wakeups);
+        boolean citus = db.citus();
+        events = new PgEventStore(pool, CLOCK, wakeups, citus);
+        outbox = new PgOutbox(pool, CLOCK, Duration.ofSeconds(90), citus);
+        queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE), wakeups,
+                citus);
+        timers = new PgTimerStore(pool, CLOCK, Duration.ofSeconds(30), wakeups, null, citus);
     }
 
     static BenchRig start(String name) throws IOException {
@@ -169,7 +172,7 @@ final class BenchRig implements AutoCloseable {
                 new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK), guards);
         Finisher finisher = new Finisher(outbox, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
-                new PgOpsAlerts(pool), metrics, CLOCK);
+                new PgOpsAlerts(pool, db.citus()), metrics, CLOCK);
         RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, finisher, metrics, CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
                 50, channel -> channel == Channel.INTERNAL ? SENDS : guards.capacity(channel), Duration.ofSeconds(1), LINGER);
