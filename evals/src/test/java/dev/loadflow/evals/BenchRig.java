@@ -14,7 +14,7 @@ import dev.loadflow.dispatcher.send.JdkHttpTransport;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.evals.sim.ChannelSimulator;
 import dev.loadflow.model.action.Channel;
-import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.Pg;
@@ -22,7 +22,6 @@ import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
-import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.PgTimerStore;
@@ -91,6 +90,7 @@ final class BenchRig implements AutoCloseable {
     final PgOutbox outbox;
     final PgLoadQueue queue;
     private final PgTimerStore timers;
+    private final PgStores stores;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final List<QueueConsumer> consumers = new ArrayList<>();
     private final List<DispatchLoop> loops = new ArrayList<>();
@@ -112,12 +112,11 @@ final class BenchRig implements AutoCloseable {
             db.execute(notifyTriggers());
             wakeups = Wakeups.NONE;
         }
-        boolean citus = db.citus();
-        events = new PgEventStore(pool, CLOCK, wakeups, citus);
-        outbox = new PgOutbox(pool, CLOCK, Duration.ofSeconds(90), citus);
-        queue = new PgLoadQueue(pool, CLOCK, Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE), wakeups,
-                citus);
-        timers = new PgTimerStore(pool, CLOCK, Duration.ofSeconds(30), wakeups, null, citus);
+        stores = new PgStores(pool, CLOCK, wakeups, db.citus());
+        events = stores.eventStore();
+        outbox = stores.outbox(Duration.ofSeconds(90));
+        queue = stores.queue(Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE));
+        timers = stores.timers(Duration.ofSeconds(30), null);
     }
 
     static BenchRig start(String name) throws IOException {
@@ -140,7 +139,7 @@ final class BenchRig implements AutoCloseable {
     void startWorker(dev.loadflow.model.policy.DecisionPolicy policy, LoadLock lock, QueueConsumer.Settings settings) {
         WorkerMetrics metrics = new WorkerMetrics(registry);
         LoadRun run = new LoadRun(events, policy, CLOCK, lock, 5, metrics);
-        PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(pool, CLOCK),
+        PoisonGate gate = new PoisonGate(queue, stores.heldLoads(),
                 new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
         QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, settings, CLOCK);
         consumer.start();
@@ -172,7 +171,7 @@ final class BenchRig implements AutoCloseable {
                 new StageWebhooks(new PgProcessedEvents(pool), clients, Duration.ofSeconds(10), CLOCK), guards);
         Finisher finisher = new Finisher(outbox, queue,
                 new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(150), new SplittableRandom()),
-                new PgOpsAlerts(pool, db.citus()), metrics, CLOCK);
+                stores.opsAlerts(), metrics, CLOCK);
         RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, finisher, metrics, CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
                 50, channel -> channel == Channel.INTERNAL ? SENDS : guards.capacity(channel), Duration.ofSeconds(1), LINGER);

@@ -6,10 +6,10 @@ import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.service.store.QueueConfig;
 import dev.loadflow.service.trace.Traces;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
-import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.driver.PgDriverLoads;
 import dev.loadflow.worker.agent.AgentMetrics;
 import dev.loadflow.worker.agent.AgentPolicy;
@@ -30,7 +30,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -114,8 +113,8 @@ public class WorkerProducers {
 
     @Produces
     @Singleton
-    HeldLoads heldLoads(Pool pool, Clock clock) {
-        return new PgHeldLoads(pool, clock);
+    HeldLoads heldLoads(PgStores stores) {
+        return stores.heldLoads();
     }
 
     @Produces

@@ -1,24 +1,18 @@
 package dev.loadflow.console;
 
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.alert.OpsAlerts;
-import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
-import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.overview.PgLoadDirectory;
 import dev.loadflow.store.overview.PgOverview;
 import dev.loadflow.store.overview.PgWaiting;
-import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.HeldLoads;
-import dev.loadflow.store.queue.PgHeldLoads;
-import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
 import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-import java.time.Clock;
 import java.time.Duration;
 
 /**
@@ -32,20 +26,20 @@ public class ConsoleProducers {
 
     @Produces
     @Singleton
-    Outbox outbox(Pool pool, Clock clock, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgOutbox(pool, clock, NO_LEASE, citus);
+    Outbox outbox(PgStores stores) {
+        return stores.outbox(NO_LEASE);
     }
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgTimerStore(pool, clock, NO_LEASE, wakeups, null, citus);
+    TimerStore timers(PgStores stores) {
+        return stores.timers(NO_LEASE, null);
     }
 
     @Produces
     @Singleton
-    HeldLoads heldLoads(Pool pool, Clock clock) {
-        return new PgHeldLoads(pool, clock);
+    HeldLoads heldLoads(PgStores stores) {
+        return stores.heldLoads();
     }
 
     @Produces
@@ -68,7 +62,7 @@ public class ConsoleProducers {
 
     @Produces
     @Singleton
-    OpsAlerts opsAlerts(Pool pool, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgOpsAlerts(pool, citus);
+    OpsAlerts opsAlerts(PgStores stores) {
+        return stores.opsAlerts();
     }
 }

@@ -16,18 +16,15 @@ import dev.loadflow.dispatcher.send.RestClientTransport;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.trace.Traces;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.alert.OpsAlerts;
-import dev.loadflow.store.alert.PgOpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.PgChannelCircuits;
-import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.PgNotifications;
-import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.processed.ProcessedEvents;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.stage.PgLoadStages;
-import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
@@ -55,24 +52,23 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    Outbox outbox(Pool pool, Clock clock, DispatcherConfig config, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgOutbox(pool, clock, config.lease(), citus);
+    Outbox outbox(PgStores stores, DispatcherConfig config) {
+        return stores.outbox(config.lease());
     }
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, Wakeups wakeups,
-                      @ConfigProperty(name = "loadflow.pump.max-sleep", defaultValue = "PT30S") Duration pumpMaxSleep,
-                      @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+    TimerStore timers(PgStores stores,
+                      @ConfigProperty(name = "loadflow.pump.max-sleep", defaultValue = "PT30S") Duration pumpMaxSleep) {
         // the dispatcher only schedules and cancels; the claim lease matters to the pump. The pumps
         // look at least every max-sleep (the same key as theirs), so only a timer due sooner needs a NOTIFY.
-        return new PgTimerStore(pool, clock, Duration.ofSeconds(30), wakeups, pumpMaxSleep, citus);
+        return stores.timers(Duration.ofSeconds(30), pumpMaxSleep);
     }
 
     @Produces
     @Singleton
-    OpsAlerts alerts(Pool pool, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgOpsAlerts(pool, citus);
+    OpsAlerts alerts(PgStores stores) {
+        return stores.opsAlerts();
     }
 
     @Produces

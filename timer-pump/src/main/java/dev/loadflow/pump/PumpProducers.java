@@ -2,17 +2,14 @@ package dev.loadflow.pump;
 
 import dev.loadflow.pump.fire.PumpMetrics;
 import dev.loadflow.pump.fire.TimerPump;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.pg.PgNotifications;
-import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.LoadQueue;
-import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.TimerStore;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.vertx.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Clock;
 
@@ -22,9 +19,8 @@ public class PumpProducers {
 
     @Produces
     @Singleton
-    TimerStore timers(Pool pool, Clock clock, PumpConfig config, Wakeups wakeups,
-                      @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgTimerStore(pool, clock, config.claimLease(), wakeups, null, citus);
+    TimerStore timers(PgStores stores, PumpConfig config) {
+        return stores.timers(config.claimLease(), null);
     }
 
     @Produces

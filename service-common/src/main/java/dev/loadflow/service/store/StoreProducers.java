@@ -2,16 +2,15 @@ package dev.loadflow.service.store;
 
 import dev.loadflow.service.retention.NdjsonExport;
 import dev.loadflow.service.retention.RetentionConfig;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.retention.PgRetention;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.LoadQueue;
-import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
@@ -36,11 +35,17 @@ import java.util.Optional;
 @ApplicationScoped
 public class StoreProducers {
 
+    /** Every PostgreSQL store is built by this, in the form the schema needs ({@code loadflow.db.citus}). */
     @Produces
     @Singleton
-    EventStore eventStore(Pool pool, Clock clock, Wakeups wakeups,
-                          @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgEventStore(pool, clock, wakeups, citus);
+    PgStores stores(Pool pool, Clock clock, Wakeups wakeups, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        return new PgStores(pool, clock, wakeups, citus);
+    }
+
+    @Produces
+    @Singleton
+    EventStore eventStore(PgStores stores) {
+        return stores.eventStore();
     }
 
     /** What retention runs; each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}). */
@@ -75,11 +80,9 @@ public class StoreProducers {
     /** The load queue {@code loadflow.queue.kind} names: PostgreSQL (default) or SQS FIFO. Nothing else changes. */
     @Produces
     @Singleton
-    LoadQueue loadQueue(Pool pool, Clock clock, QueueConfig config, PgNotifications notifications, Wakeups wakeups,
-                        AdminAudit audits, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+    LoadQueue loadQueue(PgStores stores, Clock clock, QueueConfig config, PgNotifications notifications, AdminAudit audits) {
         return switch (config.kind()) {
-            case POSTGRES -> new PgLoadQueue(pool, clock, config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE),
-                    wakeups, citus);
+            case POSTGRES -> stores.queue(config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
             case SQS -> {
                 QueueConfig.Sqs sqs = config.sqs();
                 String url = sqs.url().orElseThrow(() -> new IllegalStateException(

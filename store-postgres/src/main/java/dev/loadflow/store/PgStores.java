@@ -1,0 +1,74 @@
+package dev.loadflow.store;
+
+import dev.loadflow.store.alert.PgOpsAlerts;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.WakeupSignal;
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.timer.PgTimerStore;
+import io.vertx.sqlclient.Pool;
+
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * The PostgreSQL stores of one database, built in one place: each on the same pool and clock,
+ * telling the same {@link Wakeups} of what it committed, and in the form the schema needs
+ * (plain PostgreSQL, or distributed by Citus: {@code loadflow.db.citus}). The services and the
+ * evals build their stores here; what differs between them (a lease, a visibility timeout) is
+ * an argument of the store it belongs to.
+ */
+public final class PgStores {
+
+    private final Pool pool;
+    private final Clock clock;
+    private final Wakeups wakeups;
+    private final boolean distributed;
+
+    /** @param distributed the schema is distributed by Citus: each store's Citus statements */
+    public PgStores(Pool pool, Clock clock, Wakeups wakeups, boolean distributed) {
+        this.pool = pool;
+        this.clock = clock;
+        this.wakeups = wakeups;
+        this.distributed = distributed;
+    }
+
+    public boolean distributed() {
+        return distributed;
+    }
+
+    public PgEventStore eventStore() {
+        return new PgEventStore(pool, clock, wakeups, distributed);
+    }
+
+    /** @param lease how long a dispatcher's claim holds a row */
+    public PgOutbox outbox(Duration lease) {
+        return new PgOutbox(pool, clock, lease, distributed);
+    }
+
+    /**
+     * @param claimLease how long a pump's claim on a due timer holds
+     * @param wakeWithin tell the pumps only of timers due within this; null: of every timer
+     */
+    public PgTimerStore timers(Duration claimLease, Duration wakeWithin) {
+        return new PgTimerStore(pool, clock, claimLease, wakeups, wakeWithin, distributed);
+    }
+
+    /**
+     * @param visibilityTimeout how long a delivered message stays hidden
+     * @param wakeup            what wakes this instance's long polls when messages are enqueued
+     */
+    public PgLoadQueue queue(Duration visibilityTimeout, WakeupSignal wakeup) {
+        return new PgLoadQueue(pool, clock, visibilityTimeout, wakeup, wakeups, distributed);
+    }
+
+    public PgOpsAlerts opsAlerts() {
+        return new PgOpsAlerts(pool, distributed);
+    }
+
+    public PgHeldLoads heldLoads() {
+        return new PgHeldLoads(pool, clock);
+    }
+}
