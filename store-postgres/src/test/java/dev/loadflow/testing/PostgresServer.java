@@ -125,13 +125,8 @@ public final class PostgresServer {
         if (citus) {
             return createSchema(name, migrate);
         }
-        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
-             Statement sql = admin.createStatement()) {
-            sql.execute("CREATE DATABASE " + name);
-            sql.execute("ALTER DATABASE " + name + " SET timezone TO '" + TEST_TIME_ZONE + "'");
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not create test database " + name + " on " + description, e);
-        }
+        admin("could not create test database " + name + " on " + description,
+                "CREATE DATABASE " + name, "ALTER DATABASE " + name + " SET timezone TO '" + TEST_TIME_ZONE + "'");
         if (migrate) {
             Flyway.configure().dataSource(jdbcUrl(name), user, password).locations("classpath:db/migration").load().migrate();
         }
@@ -139,12 +134,7 @@ public final class PostgresServer {
     }
 
     private TestDatabase createSchema(String name, boolean migrate) {
-        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
-             Statement sql = admin.createStatement()) {
-            sql.execute("CREATE SCHEMA " + name);
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not create test schema " + name + " on " + description, e);
-        }
+        admin("could not create test schema " + name + " on " + description, "CREATE SCHEMA " + name);
         TestDatabase schema = new TestDatabase(this, adminDatabase, name);
         if (migrate) {
             Flyway.configure().dataSource(schema.jdbcUrl(), user, password).schemas(name)
@@ -154,20 +144,22 @@ public final class PostgresServer {
     }
 
     void dropSchema(String name) {
-        try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
-             Statement sql = admin.createStatement()) {
-            sql.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not drop test schema " + name, e);
-        }
+        admin("could not drop test schema " + name, "DROP SCHEMA IF EXISTS " + name + " CASCADE");
     }
 
     void dropDatabase(String name) {
+        admin("could not drop test database " + name, "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+    }
+
+    /** Runs {@code statements} on the admin database, one after the other; a failure is {@code failure}. */
+    private void admin(String failure, String... statements) {
         try (Connection admin = DriverManager.getConnection(jdbcUrl(adminDatabase), user, password);
              Statement sql = admin.createStatement()) {
-            sql.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            for (String statement : statements) {
+                sql.execute(statement);
+            }
         } catch (SQLException e) {
-            throw new IllegalStateException("could not drop test database " + name, e);
+            throw new IllegalStateException(failure, e);
         }
     }
 
