@@ -97,11 +97,11 @@ public class SchemaGate {
         this.interval = interval;
         Gauge.builder("loadflow.schema.version", databaseVersion, AtomicInteger::get)
                 .description("The schema's version (of=database) and the newest migration this build has (of=build)")
-                .tag("of", "database").register(registry);
+                .tag("of", "database").strongReference(true).register(registry);
         Gauge.builder("loadflow.schema.version", this, gate -> gate.reading.build())
-                .tag("of", "build").register(registry);
+                .tag("of", "build").strongReference(true).register(registry);
         Gauge.builder("loadflow.schema.gate.open", open, AtomicInteger::get)
-                .description("1 while the schema is one this build runs its loops on, else 0").register(registry);
+                .description("1 while the schema is one this build runs its loops on, else 0").strongReference(true).register(registry);
     }
 
     /**

@@ -38,10 +38,10 @@ public class DatabaseConnections {
         this.pool = pool;
         Gauge.builder("loadflow.db.connections.used", used, AtomicInteger::get)
                 .description("Client connections open on the PostgreSQL server (all of its users); -1 before the first read")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("loadflow.db.connections.limit", limit, AtomicInteger::get)
                 .description("max_connections less superuser_reserved_connections: what clients may open; -1 before the first read")
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     @Scheduled(every = "${loadflow.db.connections-interval:15s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
