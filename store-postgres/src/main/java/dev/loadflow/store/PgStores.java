@@ -35,10 +35,6 @@ public final class PgStores {
         this.distributed = distributed;
     }
 
-    public boolean distributed() {
-        return distributed;
-    }
-
     public PgEventStore eventStore() {
         return new PgEventStore(pool, clock, wakeups, distributed);
     }
