@@ -138,7 +138,7 @@ final class BenchRig implements AutoCloseable {
     /** Starts a load worker deciding with {@code policy}, {@code lock} around each run, its loop as {@code settings} say. */
     void startWorker(dev.loadflow.model.policy.DecisionPolicy policy, LoadLock lock, QueueConsumer.Settings settings) {
         WorkerMetrics metrics = new WorkerMetrics(registry);
-        LoadRun run = new LoadRun(events, policy, CLOCK, lock, 5, metrics);
+        LoadRun run = LoadRun.builder(events, policy, CLOCK).lock(lock).metrics(metrics).build();
         PoisonGate gate = new PoisonGate(queue, stores.heldLoads(),
                 new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
         QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, settings, CLOCK);

@@ -228,7 +228,7 @@ public final class Harness implements AutoCloseable {
 
     /** A worker run of its own (e.g. to race another), with {@code lock} around each run. */
     LoadRun workerWith(DecisionPolicy policy, LoadLock lock) {
-        return new LoadRun(events, policy, clock, lock, 5, workerMetrics, 10_000, traces);
+        return LoadRun.builder(events, policy, clock).lock(lock).metrics(workerMetrics).traces(traces).build();
     }
 
     /** The lock per load (a lease row) the worker takes with {@code loadflow.worker.load-lock.enabled}. */

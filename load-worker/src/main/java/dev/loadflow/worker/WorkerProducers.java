@@ -107,8 +107,8 @@ public class WorkerProducers {
     @Singleton
     LoadRun loadRun(EventStore events, DecisionPolicy policy, Clock clock, LoadLock lock, WorkerConfig config,
                     WorkerMetrics metrics, Traces traces) {
-        return new LoadRun(events, policy, clock, lock, config.conflictRetries(), metrics, config.projectionCache(),
-                traces);
+        return LoadRun.builder(events, policy, clock).lock(lock).conflictRetries(config.conflictRetries())
+                .projectionCache(config.projectionCache()).metrics(metrics).traces(traces).build();
     }
 
     @Produces

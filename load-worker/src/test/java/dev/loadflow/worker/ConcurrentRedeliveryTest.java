@@ -9,7 +9,6 @@ import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
 import dev.loadflow.worker.run.WorkerMetrics;
@@ -89,7 +88,7 @@ class ConcurrentRedeliveryTest {
     @Test
     void fiftyEventsDeliveredTwiceInShuffledOrderToFourRunsLeaveOneDecisionEachAndNoGap() throws Exception {
         String load = newLoadId();
-        LoadRun secondInstance = new LoadRun(events, policy, clock, LoadLock.NONE, 5, metrics);
+        LoadRun secondInstance = LoadRun.builder(events, policy, clock).metrics(metrics).build();
         List<InboundEvent> deliveries = new ArrayList<>(fiftyEvents(load));
         deliveries.addAll(fiftyEvents(load));
         Collections.shuffle(deliveries, new Random(7));

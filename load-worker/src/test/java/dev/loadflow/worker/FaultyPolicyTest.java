@@ -10,7 +10,6 @@ import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
 import dev.loadflow.worker.run.RunResult;
@@ -60,7 +59,7 @@ class FaultyPolicyTest {
         AskId fixed = AskId.of("eta_request", "always_the_same");
         DecisionPolicy faulty = (event, state, now) -> new Decision(
                 List.of(new Action.SendSms(fixed, 1, "+15550100", "ETA?")), false, "faulty", List.of());
-        LoadRun run = new LoadRun(events, faulty, clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = LoadRun.builder(events, faulty, clock).metrics(metrics).build();
         double before = duplicateKeys();
         Instant t = Instant.parse("2026-11-30T07:00:00Z");
 

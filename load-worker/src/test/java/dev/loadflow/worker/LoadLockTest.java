@@ -52,7 +52,7 @@ class LoadLockTest {
             return policy.decide(event, state, now);
         };
         PgLeaseLock lock = new PgLeaseLock(pool, clock, java.time.Duration.ofMinutes(3));
-        LoadRun run = new LoadRun(events, counting, clock, lock, 5, metrics);
+        LoadRun run = LoadRun.builder(events, counting, clock).lock(lock).metrics(metrics).build();
         Instant t = Instant.parse("2026-11-30T07:00:00Z");
         InboundEvent assigned = new InboundEvent("assign_1", load, t, t, "c-1", null,
                 new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched"));
@@ -111,8 +111,8 @@ class LoadLockTest {
                 inPolicy.decrementAndGet();
                 return policy.decide(event, state, now);
             };
-            LoadRun run = new LoadRun(store, slow, clock, new PgLeaseLock(small, clock, java.time.Duration.ofMinutes(3)), 5,
-                    metrics);
+            LoadRun run = LoadRun.builder(store, slow, clock).lock(new PgLeaseLock(small, clock, java.time.Duration.ofMinutes(3)))
+                    .metrics(metrics).build();
             Instant t = Instant.parse("2026-11-30T07:00:00Z");
             java.util.List<InboundEvent> batch = new java.util.ArrayList<>();
             for (int i = 0; i < 16; i++) {

@@ -8,7 +8,6 @@ import dev.loadflow.model.policy.Decision;
 import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.eventlog.EventStore;
-import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
@@ -105,8 +104,8 @@ class TracesAndLogsTest {
                 new EventPayload.InboundSms("+15550100", "mine")).withTraceparent(TRACEPARENT);
         InboundEvent other = new InboundEvent("other", newLoadId(), now, now, "c-other", null,
                 new EventPayload.InboundSms("+15550100", "other"));
-        LoadRun run = new LoadRun(racing(events, load, now), (event, state, at) -> Decision.noop("ok"), clock,
-                LoadLock.NONE, 5, metrics, 0, traces);
+        LoadRun run = LoadRun.builder(racing(events, load, now), (event, state, at) -> Decision.noop("ok"), clock)
+                .metrics(metrics).projectionCache(0).traces(traces).build();
 
         assertThat(run.processAll(List.of(mine, other))).extracting(o -> o.result())
                 .containsExactly(RunResult.DECIDED, RunResult.DECIDED);

@@ -13,7 +13,6 @@ import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.testing.PgBackend;
 import dev.loadflow.worker.hold.PoisonGate;
-import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -66,7 +65,7 @@ class QueueConsumerTest {
     }
 
     private QueueConsumer start(DecisionPolicy policy, Duration runDeadline) {
-        LoadRun run = new LoadRun(events, policy, clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = LoadRun.builder(events, policy, clock).metrics(metrics).build();
         // on-poison=skip: poison is parked and the load goes on (PoisonHoldTest shows the default, hold)
         PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(PG.pool(), clock),
                 new PoisonGate.Settings(PoisonGate.OnPoison.SKIP, 3, Duration.ofMinutes(1)), metrics, clock);

@@ -15,7 +15,6 @@ import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.testing.PgBackend;
 import dev.loadflow.worker.consume.QueueConsumer;
-import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -85,13 +84,13 @@ abstract class PoisonHoldTest {
         queue = queue(PG.pool(), clock);
         held = new PgHeldLoads(PG.pool(), clock);
         repairs = new HeldRepairs(held, queue, clock);
-        LoadRun run = new LoadRun(events, (event, state, now) -> {
+        LoadRun run = LoadRun.builder(events, (event, state, now) -> {
             if (event.eventId().equals("bad") && broken.get()) {
                 badRuns.incrementAndGet();
                 throw new IllegalStateException("no SOP for this client yet");
             }
             return Decision.noop("ok " + event.eventId());
-        }, clock, LoadLock.NONE, 5, metrics);
+        }, clock).metrics(metrics).build();
         PoisonGate gate = new PoisonGate(queue, retryingRightAfterTheHold(held), new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 2, RECHECK),
                 metrics, clock);
         consumer = new QueueConsumer(queue, run, gate, metrics,

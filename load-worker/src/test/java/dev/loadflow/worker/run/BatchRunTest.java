@@ -14,7 +14,6 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.testing.PgBackend;
-import dev.loadflow.worker.lock.LoadLock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,13 +63,13 @@ class BatchRunTest {
 
     /** A run on the log whose policy asks for an ETA ({@link #ask}), with up to 5 conflicts in a row. */
     private LoadRun asking() {
-        return new LoadRun(events, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        return LoadRun.builder(events, (event, state, now) -> ask(event), clock).metrics(metrics).build();
     }
 
     @Test
     void aBatchOfLoadsIsDecidedWithOneReadAndOneAppend() {
         CountingStore counting = new CountingStore(events);
-        LoadRun run = new LoadRun(counting, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = LoadRun.builder(counting, (event, state, now) -> ask(event), clock).metrics(metrics).build();
         List<InboundEvent> batch = List.of(reply(newLoadId(), "a"), reply(newLoadId(), "b"), reply(newLoadId(), "c"));
 
         List<RunOutcome> outcomes = run.processAll(batch);
@@ -101,10 +100,10 @@ class BatchRunTest {
     void severalEventsOfOneLoadAreDecidedInOrderWithOneReadAndOneAppend() {
         CountingStore counting = new CountingStore(events);
         List<Long> versionsSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
-        LoadRun run = new LoadRun(counting, (event, state, now) -> {
+        LoadRun run = LoadRun.builder(counting, (event, state, now) -> {
             versionsSeen.add(state.version());
             return ask(event);
-        }, clock, LoadLock.NONE, 5, metrics);
+        }, clock).metrics(metrics).build();
         String busy = newLoadId();
         String other = newLoadId();
 
@@ -130,12 +129,12 @@ class BatchRunTest {
     void nothingOfALoadRunsBehindAnEventThatFailed() {
         String busy = newLoadId();
         String other = newLoadId();
-        LoadRun run = new LoadRun(events, (event, state, now) -> {
+        LoadRun run = LoadRun.builder(events, (event, state, now) -> {
             if (event.eventId().equals("p2")) {
                 throw new IllegalStateException("no SOP for this client yet");
             }
             return ask(event);
-        }, clock, LoadLock.NONE, 5, metrics);
+        }, clock).metrics(metrics).build();
 
         List<RunOutcome> outcomes = run.processAll(List.of(reply(busy, "p1"), reply(busy, "p2"), reply(busy, "p3"),
                 reply(other, "o1")));
@@ -151,13 +150,13 @@ class BatchRunTest {
     void aBusyLoadWhoseLogMovedRunsItsEventsAgainInOrder() {
         String busy = newLoadId();
         AtomicInteger decisions = new AtomicInteger();
-        LoadRun run = new LoadRun(events, (event, state, now) -> {
+        LoadRun run = LoadRun.builder(events, (event, state, now) -> {
             if (decisions.getAndIncrement() == 0) {
                 // another instance logs on the load while this batch decides
                 events.append(busy, List.of(reply(busy, "elsewhere")), state.version(), List.of());
             }
             return ask(event);
-        }, clock, LoadLock.NONE, 5, metrics);
+        }, clock).metrics(metrics).build();
 
         List<RunOutcome> outcomes = run.processAll(List.of(reply(busy, "p1"), reply(busy, "p2")));
 
@@ -212,7 +211,7 @@ class BatchRunTest {
             }
             return ask(event);
         };
-        LoadRun run = new LoadRun(events, flaky, clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = LoadRun.builder(events, flaky, clock).metrics(metrics).build();
         InboundEvent bad = reply(newLoadId(), "bad");
         InboundEvent good = reply(newLoadId(), "good");
 
@@ -241,7 +240,7 @@ class BatchRunTest {
                 return newer;
             }
         };
-        LoadRun run = new LoadRun(racing, (event, state, now) -> ask(event), clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = LoadRun.builder(racing, (event, state, now) -> ask(event), clock).metrics(metrics).build();
         InboundEvent mine = reply(moved, "mine");
         InboundEvent other = reply(newLoadId(), "other");
 
@@ -286,7 +285,7 @@ class BatchRunTest {
         AskId fixed = AskId.of("eta_request", "always_the_same");
         DecisionPolicy faulty = (event, state, now) -> new Decision(
                 List.of(new Action.SendSms(fixed, 1, "+15550100", "ETA?")), false, "faulty", List.of());
-        LoadRun run = new LoadRun(events, faulty, clock, LoadLock.NONE, 5, metrics);
+        LoadRun run = LoadRun.builder(events, faulty, clock).metrics(metrics).build();
         String load = newLoadId();
         run.process(reply(load, "first"));
         InboundEvent again = reply(load, "again");
@@ -350,12 +349,12 @@ class BatchRunTest {
     void aRunThatConflictsOnEveryAttemptIsLeftForRedeliveryAndWritesNothing() {
         String load = newLoadId();
         AtomicInteger decisions = new AtomicInteger();
-        LoadRun run = new LoadRun(events, (event, state, now) -> {
+        LoadRun run = LoadRun.builder(events, (event, state, now) -> {
             int n = decisions.incrementAndGet();
             InboundEvent other = reply(load, "other_" + n);
             events.append(load, List.of(other), events.read(load).version(), List.of());
             return ask(event);
-        }, clock, LoadLock.NONE, 2, metrics);
+        }, clock).conflictRetries(2).metrics(metrics).build();
 
         RunOutcome outcome = run.process(reply(load, "contested"));
 

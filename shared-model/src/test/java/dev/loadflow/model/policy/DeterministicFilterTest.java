@@ -42,15 +42,13 @@ class DeterministicFilterTest {
         return new InboundEvent(id, LOAD, T, T, "c-1", null, payload);
     }
 
-    /** Runs the filter and the SOP the way the worker does, and logs the result. */
+    /** Decides as the worker does ({@link Decisions#decide}: the filter, else the SOP), and logs the result. */
     private DecisionRecorded process(InboundEvent event) {
-        LoadState state = state();
-        DecisionRecorded decision = DeterministicFilter.filter(event, state)
-                .map(reason -> DecisionRecorded.filtered(event, T, reason))
-                .orElseGet(() -> {
-                    Decision d = SOP.decide(event, state, T);
-                    return DecisionRecorded.decided(event, T, d.actions(), d.needsHeroTask(), d.reason(), d.closedAsks());
-                });
+        return process(event, SOP);
+    }
+
+    private DecisionRecorded process(InboundEvent event, DecisionPolicy policy) {
+        DecisionRecorded decision = Decisions.decide(state(), event, policy, T);
         log.add(event);
         log.add(decision);
         return decision;
@@ -97,6 +95,21 @@ class DeterministicFilterTest {
     }
 
     @Test
+    void aFilteredEventNeverReachesThePolicy() {
+        openAsk();
+        process(event("sms_1", new EventPayload.InboundSms("+15550100", "9:30")));
+        DecisionPolicy refusing = (event, state, now) -> {
+            throw new AssertionError("the policy was asked about " + event.eventId());
+        };
+
+        DecisionRecorded late = process(fired(1, "evt:tmr:481207:ask:eta_request:ping_0700:1"), refusing);
+
+        assertThat(late.filtered()).isTrue();
+        assertThat(late.actions()).isEmpty();
+        assertThat(late.decidedAt()).isEqualTo(T);
+    }
+
+    @Test
     void deliveredOutcomesAndHeroChannelOrInternalFailuresAreFiltered() {
         openAsk();
 
@@ -133,10 +146,12 @@ class DeterministicFilterTest {
     void aDuplicateKeyFallbackIsOneHeroTaskKeyedByTheEvent() {
         InboundEvent event = event("ping_0700", new EventPayload.LocationPing(Risk.HIGH, 1, 1));
 
-        Decision fallback = Decision.heroTaskAfterDuplicateKey(event, List.of("481207/ask:x:y/1/send_sms"));
+        DecisionRecorded fallback = Decisions.afterDuplicateKey(event, List.of("481207/ask:x:y/1/send_sms"), T);
 
         assertThat(fallback.actions()).singleElement().satisfies(a ->
                 assertThat(a.key(LOAD).toString()).isEqualTo("481207/evt:ping_0700/1/create_hero_task"));
         assertThat(fallback.needsHeroTask()).isTrue();
+        assertThat(fallback.filtered()).isFalse();
+        assertThat(fallback.reason()).startsWith("duplicate action key");
     }
 }
