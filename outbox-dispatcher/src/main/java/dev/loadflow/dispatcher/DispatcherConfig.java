@@ -53,17 +53,6 @@ public interface DispatcherConfig {
     @WithDefault("PT0.005S")
     Duration linger();
 
-    /**
-     * Dispatched rows older than this are pruned. At least {@code loadflow.retention.load-lifetime}
-     * (checked at start): a dispatched row is what catches a decision repeated later.
-     */
-    @WithDefault("P15D")
-    Duration retention();
-
-    /** Rows deleted per pruning statement (short transactions, no long table locks). */
-    @WithDefault("1000")
-    int pruneBatch();
-
     Circuit circuit();
 
     /** The circuit breaker every channel gets. */

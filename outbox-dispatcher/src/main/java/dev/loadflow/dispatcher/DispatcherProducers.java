@@ -121,8 +121,8 @@ public class DispatcherProducers {
     }
 
     /** Refuses to start when a retention setting is shorter than a dedupe that depends on it. */
-    void checkRetention(@Observes StartupEvent started, RetentionConfig retention, DispatcherConfig config) {
-        RetentionHorizons.check(retention, config.retention());
+    void checkRetention(@Observes StartupEvent started, RetentionConfig retention) {
+        RetentionHorizons.check(retention);
     }
 
     @Produces

@@ -28,12 +28,4 @@ public interface PumpConfig {
     /** How long a claim on a due timer holds: a pump that dies after publishing fires it again after this. */
     @WithDefault("PT30S")
     Duration claimLease();
-
-    /** Fired and cancelled timers older than this are pruned. */
-    @WithDefault("P7D")
-    Duration retention();
-
-    /** Timers deleted per pruning statement. */
-    @WithDefault("1000")
-    int pruneBatch();
 }

@@ -3,8 +3,8 @@ package dev.loadflow.dispatcher.claim;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.loop.LoopHealth;
+import dev.loadflow.service.loop.LoopLifecycle;
 import dev.loadflow.service.metrics.MetricsFreshness;
-import dev.loadflow.service.retention.BatchedDelete;
 import dev.loadflow.store.outbox.Outbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -18,7 +18,6 @@ import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
-import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -29,14 +28,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Starts and stops the dispatch loop with the service, reports its health, keeps the
- * {@code loadflow.outbox.oldest.pending.age{channel}} gauges current and prunes old
- * dispatched rows in short batches.
+ * Starts and stops the dispatch loop with the service, reports its health and keeps the
+ * {@code loadflow.outbox.oldest.pending.age{channel}} gauges current. Dispatched rows are pruned
+ * by the retention job ({@code loadflow.retention.parts=dispatched}).
  */
 @ApplicationScoped
 public class DispatcherLifecycle {
-
-    private static final Logger LOG = Logger.getLogger(DispatcherLifecycle.class);
 
     private final DispatchLoop loop;
     private final DispatcherConfig config;
@@ -47,6 +44,7 @@ public class DispatcherLifecycle {
     private final MetricsFreshness freshness;
 
     private final SchemaGate gate;
+    private final LoopLifecycle lifecycle;
 
     DispatcherLifecycle(DispatchLoop loop, DispatcherConfig config, Outbox outbox, Clock clock, MeterRegistry registry,
                         MetricsFreshness freshness, SchemaGate gate) {
@@ -57,6 +55,8 @@ public class DispatcherLifecycle {
         this.outbox = outbox;
         this.clock = clock;
         this.registry = registry;
+        this.lifecycle = new LoopLifecycle(config.enabled(), "loadflow.dispatcher.enabled", loop::start,
+                () -> loop.stop(Duration.ofSeconds(15)));
         gauge("all");
         for (Channel channel : Channel.values()) {
             gauge(channel.wire());
@@ -79,23 +79,16 @@ public class DispatcherLifecycle {
     }
 
     void start(@Observes StartupEvent event) {
-        if (config.enabled()) {
-            // only on a schema this build runs on (the schema gate)
-            gate.whenOpen(loop::start, () -> loop.stop(Duration.ofSeconds(15)));
-        } else {
-            LOG.info("loadflow.dispatcher.enabled=false: not dispatching");
-        }
+        lifecycle.started(gate);
     }
 
     void stop(@Observes ShutdownEvent event) {
-        if (config.enabled()) {
-            loop.stop(Duration.ofSeconds(15));
-        }
+        lifecycle.stopping();
     }
 
     @Scheduled(every = "${loadflow.dispatcher.metrics-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refreshAges() {
-        try {
+        freshness.refresh("the outbox's oldest pending rows", () -> {
             Instant now = clock.instant();
             Map<Channel, Instant> oldest = outbox.oldestPendingByChannel();
             long all = 0;
@@ -106,20 +99,7 @@ public class DispatcherLifecycle {
                 all = Math.max(all, age);
             }
             gauge("all").set(all);
-            freshness.refreshed();
-        } catch (RuntimeException e) {
-            LOG.warnf("could not read the outbox's oldest pending rows: %s", e.getMessage());
-        }
-    }
-
-    @Scheduled(every = "${loadflow.dispatcher.prune-interval:1h}", delayed = "1m",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void prune() {
-        Instant before = clock.instant().minus(config.retention());
-        int total = BatchedDelete.untilDone(batch -> outbox.pruneDispatched(before, batch), config.pruneBatch());
-        if (total > 0) {
-            LOG.infof("pruned %d outbox rows dispatched before %s", total, before);
-        }
+        });
     }
 
     @Produces

@@ -35,13 +35,26 @@ public interface RetentionConfig {
     @WithDefault("P14D")
     Duration loadLifetime();
 
+    /**
+     * Dispatched outbox rows are deleted this long after they were sent. At least
+     * {@link #loadLifetime} (checked at start): a dispatched row is what catches a decision
+     * repeated later. Read from {@code loadflow.dispatcher.retention} when only that is set.
+     */
+    @WithDefault("P15D")
+    Duration dispatched();
+
+    /** Fired and cancelled timers are deleted this long after they ended. Read from {@code loadflow.pump.retention} when only that is set. */
+    @WithDefault("P7D")
+    Duration timers();
+
     /** How often each service runs its part of retention (the worker the log and parked messages; the dispatcher the rest). */
     @WithDefault("PT1H")
     Duration interval();
 
     /**
      * The parts of retention this service runs (set by each service's own properties: the
-     * worker {@code log,parked}, the dispatcher {@code dead-outbox,alerts,processed}); unset, none.
+     * worker {@code log,parked}, the dispatcher {@code dispatched,dead-outbox,alerts,processed},
+     * the pump {@code timers}); unset, none.
      */
     Optional<Set<RetentionJob.Part>> parts();
 

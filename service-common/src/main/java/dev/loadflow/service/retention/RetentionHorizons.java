@@ -1,6 +1,5 @@
 package dev.loadflow.service.retention;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,14 +13,11 @@ public final class RetentionHorizons {
     private RetentionHorizons() {
     }
 
-    /**
-     * @param dispatchedRetention how long dispatched outbox rows are kept ({@code loadflow.dispatcher.retention})
-     * @return what is wrong, one line per setting; empty when the horizons hold
-     */
-    public static List<String> problems(RetentionConfig retention, Duration dispatchedRetention) {
+    /** What is wrong, one line per setting; empty when the horizons hold. */
+    public static List<String> problems(RetentionConfig retention) {
         List<String> problems = new ArrayList<>();
-        if (dispatchedRetention.compareTo(retention.loadLifetime()) < 0) {
-            problems.add("loadflow.dispatcher.retention (" + dispatchedRetention + ") is shorter than loadflow.retention.load-lifetime ("
+        if (retention.dispatched().compareTo(retention.loadLifetime()) < 0) {
+            problems.add("loadflow.retention.dispatched (" + retention.dispatched() + ") is shorter than loadflow.retention.load-lifetime ("
                     + retention.loadLifetime() + "): a decision repeated after its rows were pruned would be sent again");
         }
         if (retention.processed().compareTo(retention.dead()) <= 0) {
@@ -36,8 +32,8 @@ public final class RetentionHorizons {
     }
 
     /** Throws, naming every setting to change, unless the horizons hold. */
-    public static void check(RetentionConfig retention, Duration dispatchedRetention) {
-        List<String> problems = problems(retention, dispatchedRetention);
+    public static void check(RetentionConfig retention) {
+        List<String> problems = problems(retention);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("retention shorter than what dedupe depends on:\n  " + String.join("\n  ", problems));
         }

@@ -1,11 +1,14 @@
 package dev.loadflow.service.retention;
 
+import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.retention.PgRetention;
+import dev.loadflow.store.timer.TimerStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -29,6 +32,10 @@ public class RetentionJob {
 
     /** What a service may own. */
     public enum Part {
+        /** Dispatched outbox rows (the dispatcher). */
+        DISPATCHED("outbox"),
+        /** Fired and cancelled timers (the pump). */
+        TIMERS("timers"),
         /** Idle loads' entries to the archive (the worker: the log's one writer). */
         LOG("event_log"),
         /** Parked queue messages (the worker). */
@@ -48,13 +55,19 @@ public class RetentionJob {
     }
 
     private final PgRetention retention;
+    /** The service's own stores, resolved only by the part that prunes them. */
+    private final Instance<Outbox> outbox;
+    private final Instance<TimerStore> timers;
     private final RetentionConfig config;
     private final Clock clock;
     private final Set<Part> parts;
     private final Map<String, Counter> removed = new LinkedHashMap<>();
 
-    RetentionJob(PgRetention retention, RetentionConfig config, Clock clock, MeterRegistry registry) {
+    RetentionJob(PgRetention retention, Instance<Outbox> outbox, Instance<TimerStore> timers, RetentionConfig config,
+                 Clock clock, MeterRegistry registry) {
         this.retention = retention;
+        this.outbox = outbox;
+        this.timers = timers;
         this.config = config;
         this.clock = clock;
         this.parts = config.parts().filter(p -> !p.isEmpty()).map(EnumSet::copyOf).orElseGet(() -> EnumSet.noneOf(Part.class));
@@ -87,6 +100,10 @@ public class RetentionJob {
         Map<String, Long> counts = new LinkedHashMap<>();
         for (Part part : parts) {
             switch (part) {
+                case DISPATCHED -> count(counts, "outbox",
+                        BatchedDelete.untilDone(b -> outbox.get().pruneDispatched(now.minus(config.dispatched()), b), batch));
+                case TIMERS -> count(counts, "timers",
+                        BatchedDelete.untilDone(b -> timers.get().prune(now.minus(config.timers()), b), batch));
                 case LOG -> {
                     PgRetention.Archived archived = retention.archiveIdleLoads(now.minus(config.log()), now, batch);
                     count(counts, "event_log", archived.entries());

@@ -12,8 +12,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The retention that dedupe depends on: the shipped defaults hold, and a shorter setting stops the start naming its key. */
 class RetentionHorizonsTest {
 
-    private static RetentionConfig retention(String dead, String processed, String loadLifetime) {
+    private static RetentionConfig retention(String dispatched, String dead, String processed, String loadLifetime) {
         return new RetentionConfig() {
+            @Override
+            public Duration dispatched() {
+                return Duration.parse(dispatched);
+            }
+
+            @Override
+            public Duration timers() {
+                return Duration.ofDays(7);
+            }
+
             @Override
             public Duration log() {
                 return Duration.ofDays(90);
@@ -58,17 +68,17 @@ class RetentionHorizonsTest {
 
     @Test
     void theShippedDefaultsHold() {
-        assertThat(RetentionHorizons.problems(retention("P30D", "P31D", "P14D"), Duration.ofDays(15))).isEmpty();
+        assertThat(RetentionHorizons.problems(retention("P15D", "P30D", "P31D", "P14D"))).isEmpty();
     }
 
     @Test
     void aHorizonShorterThanWhatDependsOnItStopsTheStartNamingItsKey() {
-        assertThat(RetentionHorizons.problems(retention("P30D", "P31D", "P14D"), Duration.ofDays(7))).singleElement()
-                .satisfies(p -> assertThat(p).startsWith("loadflow.dispatcher.retention (PT168H) is shorter than "
+        assertThat(RetentionHorizons.problems(retention("P7D", "P30D", "P31D", "P14D"))).singleElement()
+                .satisfies(p -> assertThat(p).startsWith("loadflow.retention.dispatched (PT168H) is shorter than "
                         + "loadflow.retention.load-lifetime"));
-        assertThat(RetentionHorizons.problems(retention("P30D", "P14D", "P14D"), Duration.ofDays(15))).singleElement()
+        assertThat(RetentionHorizons.problems(retention("P15D", "P30D", "P14D", "P14D"))).singleElement()
                 .satisfies(p -> assertThat(p).startsWith("loadflow.retention.processed (PT336H) must be longer than loadflow.retention.dead"));
-        assertThatThrownBy(() -> RetentionHorizons.check(retention("P7D", "P10D", "P14D"), Duration.ofDays(15)))
+        assertThatThrownBy(() -> RetentionHorizons.check(retention("P15D", "P7D", "P10D", "P14D")))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("loadflow.retention.processed (PT240H) is shorter");
     }
 }
