@@ -1,6 +1,7 @@
 package dev.loadflow.worker.consume;
 
 import dev.loadflow.service.health.SchemaGate;
+import dev.loadflow.service.loop.LoopLifecycle;
 import dev.loadflow.worker.WorkerConfig;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -17,29 +18,22 @@ public class ConsumerLifecycle {
 
     private static final Logger LOG = Logger.getLogger(ConsumerLifecycle.class);
 
-    private final QueueConsumer consumer;
-    private final WorkerConfig config;
     private final SchemaGate gate;
+    private final LoopLifecycle lifecycle;
 
     ConsumerLifecycle(QueueConsumer consumer, WorkerConfig config, SchemaGate gate) {
-        this.consumer = consumer;
-        this.config = config;
         this.gate = gate;
+        this.lifecycle = new LoopLifecycle(config.consumer().enabled(), "loadflow.worker.consumer.enabled", consumer::start, () -> {
+            boolean clean = consumer.stop(config.shutdownGrace());
+            LOG.infof("load queue consumer stopped (%s)", clean ? "every run finished" : "some runs abandoned and given back");
+        });
     }
 
     void start(@Observes StartupEvent event) {
-        if (config.consumer().enabled()) {
-            // only on a schema this build runs on (the schema gate)
-            gate.whenOpen(consumer::start, () -> consumer.stop(config.shutdownGrace()));
-        } else {
-            LOG.info("loadflow.worker.consumer.enabled=false: not consuming the load queue");
-        }
+        lifecycle.started(gate);
     }
 
     void stop(@Observes ShutdownEvent event) {
-        if (config.consumer().enabled()) {
-            boolean clean = consumer.stop(config.shutdownGrace());
-            LOG.infof("load queue consumer stopped (%s)", clean ? "every run finished" : "some runs abandoned and given back");
-        }
+        lifecycle.stopping();
     }
 }

@@ -2,6 +2,7 @@ package dev.loadflow.service.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jboss.logging.Logger;
 import jakarta.inject.Singleton;
 
 import java.time.Clock;
@@ -16,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 @Singleton
 public class MetricsFreshness {
 
+    private static final Logger LOG = Logger.getLogger(MetricsFreshness.class);
+
     private final Clock clock;
     private final AtomicLong refreshedMillis = new AtomicLong();
 
@@ -29,5 +32,19 @@ public class MetricsFreshness {
     /** The gauges were just read. */
     public void refreshed() {
         refreshedMillis.set(clock.millis());
+    }
+
+    /**
+     * Reads gauges from the database with {@code read}: when it returns, they are fresh; when it
+     * throws, they keep their last values (their age shows it) and the log says {@code what}
+     * could not be read.
+     */
+    public void refresh(String what, Runnable read) {
+        try {
+            read.run();
+            refreshed();
+        } catch (RuntimeException e) {
+            LOG.warnf("could not read %s: %s", what, e.getMessage());
+        }
     }
 }
