@@ -56,15 +56,6 @@ import java.util.UUID;
  */
 public final class PgLoadQueue implements LoadQueue {
 
-    /**
-     * The message in flight of a group ({@code grp}) an ack or park just freed: by the id its
-     * delivery noted (one primary-key lookup), or, for a group delivered before that column
-     * existed, as the load's head (a walk over the index entries of the load's messages deleted
-     * since the last vacuum).
-     */
-    private static final String IN_FLIGHT_ID =
-            "coalesce(grp.in_flight_id, (SELECT min(h.id) FROM load_queue h WHERE h.load_id = grp.load_id)) ";
-
     /** Creates the group if needed and takes its lock, then inserts the message. */
     static final String ENQUEUE = """
             WITH grp AS (
@@ -159,8 +150,7 @@ public final class PgLoadQueue implements LoadQueue {
      *
      * <p>The lock takes the groups given back longest ago first, with the id each last delivered;
      * its scan by {@code visible_at} passes over the groups in flight (as many as the consumers
-     * hold at once). A group delivered before {@code in_flight_until} existed was hidden by its
-     * {@code visible_at}, and is until then. The delivery bounds each join to a table by
+     * hold at once). The delivery bounds each join to a table by
      * {@code load_id = ANY(the locked loads)} as well, so it stays an index lookup of those loads
      * whatever join the planner picks (a backlog of messages is never scanned). A head is looked
      * for from the id its group last delivered on: no message of the load is older (it was the
@@ -173,11 +163,9 @@ public final class PgLoadQueue implements LoadQueue {
             FROM load_queue_receive($1, $2, $4, $3)""";
 
     /**
-     * Acks messages in flight: $1 the handles' uuids, $3 their loads, $4 the ids the handles name
-     * (null for a handle of a delivery before runs: the group's message in flight). The groups are
-     * locked in load id order first, as ENQUEUE_ALL does, so the two never deadlock. A group is
-     * freed when the last message of its run is acked (a group delivered without a run, by any
-     * ack). Returns, per acked message, whether it freed its group with more queued (a scalar
+     * Acks messages in flight: $1 the handles' uuids, $3 their loads, $4 the ids the handles name.
+     * The groups are locked in load id order first, as ENQUEUE_ALL does, so the two never
+     * deadlock. A group is freed when the last message of its run is acked. Returns, per acked message, whether it freed its group with more queued (a scalar
      * subquery on the primary key, never an EXISTS that could be hashed).
      */
     static final String ACK_ALL = """
@@ -191,9 +179,8 @@ public final class PgLoadQueue implements LoadQueue {
                 DELETE FROM load_queue q USING acked a, locked grp
                 WHERE q.load_id = ANY($3) AND q.load_id = a.load_id AND grp.load_id = a.load_id
                   AND grp.in_flight_handle = a.handle AND q.receipt_handle = a.handle
-                  AND q.id = coalesce(a.id, """ + IN_FLIGHT_ID + """
-                  )
-                RETURNING q.load_id, q.id, grp.in_flight_last IS NULL OR q.id >= grp.in_flight_last AS frees),
+                  AND q.id = a.id
+                RETURNING q.load_id, q.id, q.id >= grp.in_flight_last AS frees),
             freed AS (
                 UPDATE load_queue_group g SET visible_at = $2, in_flight_handle = NULL
                 FROM gone WHERE g.load_id = ANY($3) AND g.load_id = gone.load_id AND gone.frees)
@@ -203,7 +190,7 @@ public final class PgLoadQueue implements LoadQueue {
             FROM gone""";
 
     /**
-     * Moves the message in flight ($5 its id; null: the group's) to load_queue_dead and frees its
+     * Moves the message in flight ($5 its id) to load_queue_dead and frees its
      * group, group lock first; the messages of its run behind it were not run (BEHIND).
      */
     static final String PARK = """
@@ -213,9 +200,7 @@ public final class PgLoadQueue implements LoadQueue {
                 RETURNING load_id, in_flight_id, in_flight_last),
             gone AS (
                 DELETE FROM load_queue q USING grp
-                WHERE q.load_id = grp.load_id AND q.id = coalesce($5, """ + IN_FLIGHT_ID + """
-                  )
-                  AND q.receipt_handle = $1
+                WHERE q.load_id = grp.load_id AND q.id = $5 AND q.receipt_handle = $1
                 RETURNING q.id, q.load_id, q.message_id, q.body, q.enqueued_at, q.receive_count),
             behind AS (
                 UPDATE load_queue q SET receive_count = q.receive_count - 1 FROM gone, grp
@@ -245,8 +230,7 @@ public final class PgLoadQueue implements LoadQueue {
 
     /**
      * Frees the group with {@code visible_at} $2; the messages of the run behind the one given
-     * back ($4: its id, or the largest bigint for a handle of a delivery before runs) were not
-     * run: their delivery is taken off their receive count (BEHIND), so waiting behind a failing
+     * back ($4: its id) were not run: their delivery is taken off their receive count (BEHIND), so waiting behind a failing
      * or held head never makes a message poison. One row if the handle was in flight.
      */
     static final String RELEASE = """
@@ -267,9 +251,6 @@ public final class PgLoadQueue implements LoadQueue {
               AND (SELECT q.receipt_handle FROM load_queue q WHERE q.load_id = $1 ORDER BY q.id LIMIT 1) = $2""";
 
     static final String EXTEND = "UPDATE load_queue_group SET in_flight_until = $2 WHERE load_id = $3 AND in_flight_handle = $1";
-
-    /** The load whose group has $1 in flight, for a handle issued before handles named their load: a scan of the groups. */
-    static final String IN_FLIGHT_LOAD = "SELECT load_id FROM load_queue_group WHERE in_flight_handle = $1";
 
     static final String WAITING = """
             SELECT load_id, count(*)::int - 1 AS waiting FROM load_queue WHERE load_id = ANY($1) GROUP BY load_id""";
@@ -421,7 +402,7 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public int ackAll(List<String> receiptHandles) {
-        List<Handle> handles = receiptHandles.stream().map(this::inFlight).filter(java.util.Objects::nonNull).toList();
+        List<Handle> handles = receiptHandles.stream().map(Handle::parse).filter(java.util.Objects::nonNull).toList();
         if (handles.isEmpty()) {
             return 0;
         }
@@ -450,10 +431,9 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean release(String receiptHandle, Duration delay) {
-        Handle handle = inFlight(receiptHandle);
+        Handle handle = Handle.parse(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(RELEASE).execute(Tuple.of(handle.uuid(),
-                Pg.at(clock.instant().plus(delay)), handle.loadId(),
-                handle.id() == null ? Long.MAX_VALUE : handle.id()))).rowCount() == 1;
+                Pg.at(clock.instant().plus(delay)), handle.loadId(), handle.id()))).rowCount() == 1;
     }
 
     @Override
@@ -474,7 +454,7 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean park(String receiptHandle, String reason) {
-        Handle handle = inFlight(receiptHandle);
+        Handle handle = Handle.parse(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(PARK)
                 .execute(Tuple.of(handle.uuid(), Pg.at(clock.instant()), reason, handle.loadId(), handle.id())))
                 .rowCount() == 1;
@@ -533,32 +513,17 @@ public final class PgLoadQueue implements LoadQueue {
     }
 
     private boolean update(String sql, String receiptHandle, Instant at) {
-        Handle handle = inFlight(receiptHandle);
+        Handle handle = Handle.parse(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle.uuid(), Pg.at(at),
                 handle.loadId()))).rowCount() == 1;
     }
 
     /**
-     * The handle with its load: as it names it, or, for a handle issued before handles named
-     * their load, the load whose group has it in flight (null when none has: a stale handle).
-     */
-    private Handle inFlight(String receiptHandle) {
-        Handle handle = Handle.parse(receiptHandle);
-        if (handle == null || handle.loadId() != null) {
-            return handle;
-        }
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(IN_FLIGHT_LOAD).execute(Tuple.of(handle.uuid())));
-        return rows.size() == 0 ? null : new Handle(handle.uuid(), null, rows.iterator().next().getString("load_id"));
-    }
-
-    /**
      * A receipt handle here: the delivery's uuid (the run's {@code in_flight_handle}, written on
      * each of its messages), a slash and the message's id, a colon, and the message's load, so
-     * that the group is found by its primary key and the message by the group's. Handles issued
-     * before runs have no id ({@code uuid:load}, the group's message in flight), those issued
-     * before they named their load are a bare uuid ({@code loadId} null).
+     * that the group is found by its primary key and the message by the group's.
      */
-    record Handle(UUID uuid, Long id, String loadId) {
+    record Handle(UUID uuid, long id, String loadId) {
 
         private static final int UUID_LENGTH = 36;
 
@@ -569,13 +534,7 @@ public final class PgLoadQueue implements LoadQueue {
             }
             try {
                 UUID uuid = UUID.fromString(receiptHandle.substring(0, UUID_LENGTH));
-                if (receiptHandle.length() == UUID_LENGTH) {
-                    return new Handle(uuid, null, null);
-                }
-                char next = receiptHandle.charAt(UUID_LENGTH);
-                if (next == ':' && receiptHandle.length() > UUID_LENGTH + 1) {
-                    return new Handle(uuid, null, receiptHandle.substring(UUID_LENGTH + 1));
-                }
+                char next = receiptHandle.length() > UUID_LENGTH ? receiptHandle.charAt(UUID_LENGTH) : 0;
                 int colon = receiptHandle.indexOf(':', UUID_LENGTH + 1);
                 if (next != '/' || colon < 0 || colon == receiptHandle.length() - 1) {
                     return null;
@@ -589,7 +548,7 @@ public final class PgLoadQueue implements LoadQueue {
 
         @Override
         public String toString() {
-            return uuid + (id == null ? "" : "/" + id) + ":" + loadId;
+            return uuid + "/" + id + ":" + loadId;
         }
     }
 }
