@@ -1,7 +1,6 @@
 package dev.loadflow.evals;
 
 import dev.loadflow.evals.local.LocalRun;
-import dev.loadflow.evals.sim.ChannelSimulator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -16,10 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -48,7 +44,6 @@ import static org.awaitility.Awaitility.await;
 class RollingUpgradeTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    private static final String DRIVER = "+15550100";
     /** Loads per phase: the previous release alone, both at once, this build alone. */
     private static final int LOADS = 12;
     private static final String DELIVERED = "result=\"delivered\"";
@@ -58,9 +53,7 @@ class RollingUpgradeTest {
     private static LocalRun.Engine previous;
     private static LocalRun.Engine current;
     private final HttpClient http = HttpClient.newHttpClient();
-    private final List<String> answered = new ArrayList<>();
-    private final List<String> unanswered = new ArrayList<>();
-    private int posted;
+    private Ledger ledger;
 
     @BeforeAll
     static void previousReleaseRuns() throws Exception {
@@ -84,6 +77,7 @@ class RollingUpgradeTest {
 
     @Test
     void nothingIsLostDoubledOrHeldWhileTwoReleasesRunSideBySide() throws Exception {
+        ledger = new Ledger(stack);
         int schemaBefore = schemaVersion();
         // the previous release alone, on its own schema
         flow("a", previous, previous);
@@ -104,11 +98,11 @@ class RollingUpgradeTest {
         double previousFired = metric(previous, 9083, "loadflow_pump_fired_total", "");
 
         // the rollout ends: the previous release stops while events still flow and timers are due
-        List<String> loadsInFlight = new ArrayList<>(unanswered);
+        List<String> loadsInFlight = ledger.unanswered();
         previous.stop();
         flow("c", current, current);
 
-        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(this::settled);
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(ledger::settled);
         double currentRuns = metric(current, 9081, "loadflow_worker_runs_total", "");
         double currentSends = metric(current, 9082, "loadflow_outbox_sends_total", DELIVERED);
         double currentFired = metric(current, 9083, "loadflow_pump_fired_total", "");
@@ -117,20 +111,31 @@ class RollingUpgradeTest {
         assertThat(List.of(currentRuns, currentSends, currentFired)).as("this build decided, sent and fired after the rollout")
                 .allSatisfy(n -> assertThat(n).isPositive());
         assertThat(loadsInFlight).as("loads of the previous release still waiting for answers when it stopped").isNotEmpty();
-        ledger();
+        ledger.check();
         assertThat(errors(previousRoot, 500)).as("errors the previous release logged beside this build").isEmpty();
         assertThat(errors(ROOT, 520)).as("errors this build logged beside the previous release").isEmpty();
     }
 
-    /** The ERROR lines the three services under {@code root} logged in this test (their logs are JSON, one event a line). */
+    /**
+     * The ERROR lines the three services under {@code root} logged in this test (their logs are JSON,
+     * one event a line), but for Netty's complaint that a closing connection's listener found the
+     * event loop already gone: a stopping process may log it once its shutdown has finished (Quarkus
+     * marks such lines), and it tells nothing about the two releases side by side.
+     */
     private static List<String> errors(Path root, int offset) throws IOException {
         List<String> errors = new ArrayList<>();
         for (String service : List.of("load-worker", "outbox-dispatcher", "timer-pump")) {
             try (var lines = Files.lines(root.resolve(service).resolve("target/local-run-" + offset + ".log"))) {
-                lines.filter(line -> line.contains("\"level\":\"ERROR\"")).map(line -> service + ": " + line).forEach(errors::add);
+                lines.filter(line -> line.contains("\"level\":\"ERROR\"")).filter(line -> !afterShutdown(line))
+                        .map(line -> service + ": " + line).forEach(errors::add);
             }
         }
         return errors;
+    }
+
+    private static boolean afterShutdown(String line) {
+        return line.contains("\"loggerName\":\"io.netty.util.concurrent.DefaultPromise.rejectedExecution\"")
+                && line.contains("[Error Occurred After Shutdown]");
     }
 
     /**
@@ -142,62 +147,30 @@ class RollingUpgradeTest {
     private void flow(String phase, LocalRun.Engine first, LocalRun.Engine second) throws Exception {
         for (int l = 0; l < LOADS; l++) {
             String load = phase + "-L" + l;
-            post(first, load, """
+            post(first, load, "assign", """
                     {"eventId": "assign", "type": "LoadAssigned", "occurredAt": "2026-12-02T06:55:00Z",
-                     "payload": {"clientId": "client-a", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(DRIVER));
-            post(second, load, """
+                     "payload": {"clientId": "client-a", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(Ledger.DRIVER));
+            post(second, load, "ping", """
                     {"eventId": "ping", "type": "LocationPing", "occurredAt": "2026-12-02T07:00:00Z",
                      "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""");
-            (l % 2 == 0 ? answered : unanswered).add(load);
+            if (l % 2 == 0) {
+                ledger.answered(load);
+            } else {
+                ledger.unanswered(load);
+            }
         }
         for (int l = 0; l < LOADS; l += 2) {
             String load = phase + "-L" + l;
-            await().atMost(Duration.ofSeconds(60)).until(() -> smsTo(load) > 0);
-            post(first, load, """
+            await().atMost(Duration.ofSeconds(60)).until(() -> ledger.smsTo(load) > 0);
+            post(first, load, "reply", """
                     {"eventId": "reply", "type": "InboundSms", "occurredAt": "2026-12-02T07:05:00Z",
-                     "payload": {"from": "%s", "text": "ETA 9:30"}}""".formatted(DRIVER));
+                     "payload": {"from": "%s", "text": "ETA 9:30"}}""".formatted(Ledger.DRIVER));
         }
     }
 
-    private void post(LocalRun.Engine engine, String load, String json) throws Exception {
+    private void post(LocalRun.Engine engine, String load, String eventId, String json) throws Exception {
         assertThat(engine.post(http, load, json)).as("ingest of %s", json).isEqualTo(202);
-        posted++;
-    }
-
-    /** Everything posted is decided, sent and fired: the queue and the outbox empty, no timer due, each unanswered load escalated. */
-    private void settled() throws Exception {
-        assertThat(stack.count("SELECT count(*) FROM load_queue")).as("queued messages").isZero();
-        assertThat(stack.count("SELECT count(*) FROM outbox WHERE status = 'pending'")).as("pending outbox rows").isZero();
-        assertThat(stack.count("SELECT count(*) FROM timers WHERE status = 'scheduled'")).as("timers still to fire").isZero();
-        assertThat(stack.count("SELECT count(DISTINCT load_id) FROM outbox WHERE channel = 'hero'")).as("loads escalated")
-                .isEqualTo(unanswered.size());
-    }
-
-    private void ledger() throws Exception {
-        assertThat(stack.count("SELECT count(*) FROM event_log WHERE kind = 'event' AND type IN ('LoadAssigned', 'LocationPing', 'InboundSms')"))
-                .as("every event posted, logged once").isEqualTo(posted);
-        assertThat(stack.count("SELECT count(*) FROM event_log e WHERE e.kind = 'event' AND NOT EXISTS (SELECT 1 FROM event_log d "
-                + "WHERE d.load_id = e.load_id AND d.entry_id = 'dec:' || e.entry_id)")).as("events without their decision").isZero();
-        assertThat(stack.rows("SELECT status, count(*) AS n FROM outbox GROUP BY status"))
-                .as("every outbox row delivered").allSatisfy(row -> assertThat(row.get("status")).isEqualTo("dispatched"));
-        for (String channel : List.of("sms", "hero", "slack")) {
-            Set<String> rows = new HashSet<>();
-            for (Map<String, Object> row : stack.rows("SELECT outbox_id FROM outbox WHERE channel = '" + channel + "'")) {
-                rows.add((String) row.get("outbox_id"));
-            }
-            List<String> delivered = stack.simulator().delivered(channel).stream().map(ChannelSimulator.Delivery::idempotencyKey).toList();
-            assertThat(delivered).as("each %s row reached its channel once", channel).doesNotHaveDuplicates()
-                    .containsExactlyInAnyOrderElementsOf(rows);
-        }
-        assertThat(stack.count("SELECT count(DISTINCT load_id) FROM outbox WHERE channel = 'slack'")).as("answers posted to Slack")
-                .isEqualTo(answered.size());
-        assertThat(stack.count("SELECT count(*) FROM held_load")).as("held loads").isZero();
-        assertThat(stack.count("SELECT count(*) FROM load_queue_dead")).as("parked messages").isZero();
-        assertThat(stack.count("SELECT count(*) FROM ops_alert")).as("ops alerts").isZero();
-    }
-
-    private long smsTo(String load) {
-        return stack.simulator().delivered("sms").stream().filter(d -> d.idempotencyKey().startsWith(load + "/")).count();
+        ledger.posted(load, eventId);
     }
 
     private int schemaVersion() throws Exception {

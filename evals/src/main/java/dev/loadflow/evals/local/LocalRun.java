@@ -74,17 +74,18 @@ public final class LocalRun {
      * retry-after; extra {@code -D} options for the load-worker; whether the console runs; whether
      * the channel simulator prints each message it receives (a benchmark's thousands would cost
      * the load generator's CPU); whether the channels are the providers' APIs; where the schema's
-     * migrations come from (a Flyway location: this build's, or an earlier release's for an upgrade).
+     * migrations come from (a Flyway location: this build's, or an earlier release's for an upgrade);
+     * extra {@code -D} options for each engine service.
      */
     public record Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
-                          boolean printDeliveries, boolean providers, String migrations) {
+                          boolean printDeliveries, boolean providers, String migrations, List<String> engineOptions) {
 
         /** This build's migrations. */
         public static final String MIGRATIONS = "classpath:db/migration";
 
         public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
                        boolean printDeliveries, boolean providers) {
-            this(root, portOffset, retryAfter, workerOptions, console, printDeliveries, providers, MIGRATIONS);
+            this(root, portOffset, retryAfter, workerOptions, console, printDeliveries, providers, MIGRATIONS, List.of());
         }
 
         public Options(Path root, int portOffset, Duration retryAfter, List<String> workerOptions, boolean console,
@@ -114,7 +115,14 @@ public final class LocalRun {
         /** These options with the services of the release at {@code root} and its migrations (an upgrade's starting point). */
         public Options release(Path root) {
             return new Options(root, portOffset, retryAfter, workerOptions, console, printDeliveries, providers,
-                    "filesystem:" + root.resolve("store-postgres/src/main/resources/db/migration").toAbsolutePath());
+                    "filesystem:" + root.resolve("store-postgres/src/main/resources/db/migration").toAbsolutePath(),
+                    engineOptions);
+        }
+
+        /** These options with extra {@code -D} options for each of the three engine services (e.g. shorter leases). */
+        public Options engine(List<String> options) {
+            return new Options(root, portOffset, retryAfter, workerOptions, console, printDeliveries, providers, migrations,
+                    List.copyOf(options));
         }
     }
 
@@ -125,6 +133,8 @@ public final class LocalRun {
     private final String consolePassword = randomToken();
     private final String servicesPassword = randomToken();
     private String jdbcUrl;
+    /** On a Citus coordinator, the schema this run's tables are in (Citus keeps its metadata per database); else null. */
+    private String schema;
     private String dbUser;
     private String dbPassword;
     private EmbeddedPostgres embedded;
@@ -284,6 +294,7 @@ public final class LocalRun {
         String user = env("QUARKUS_DATASOURCE_USERNAME", "postgres");
         String password = env("QUARKUS_DATASOURCE_PASSWORD", "");
         String hostPort;
+        String adminDatabase = "postgres";
         if (jdbc == null || jdbc.isBlank()) {
             embedded = EmbeddedPostgres.builder().start();
             hostPort = "127.0.0.1:" + embedded.getPort();
@@ -292,11 +303,30 @@ public final class LocalRun {
         } else {
             URI uri = URI.create(jdbc.substring("jdbc:".length()));
             hostPort = uri.getHost() + ":" + (uri.getPort() < 0 ? 5432 : uri.getPort());
+            if (uri.getPath() != null && uri.getPath().length() > 1) {
+                adminDatabase = uri.getPath().substring(1);
+            }
             step("PostgreSQL: %s", hostPort);
         }
         String database = options.portOffset() == 0 ? "loadflow_local" : "loadflow_local_" + options.portOffset();
-        recreate("jdbc:postgresql://" + hostPort + "/postgres", user, password, database);
-        jdbcUrl = "jdbc:postgresql://" + hostPort + "/" + database;
+        String adminUrl = "jdbc:postgresql://" + hostPort + "/" + adminDatabase;
+        String reactiveUrl;
+        List<String> schemaArgs = List.of();
+        if (hasCitus(adminUrl, user, password)) {
+            // a Citus coordinator: the run's tables in a schema of its database, distributed by the migrations
+            schema = database;
+            recreateSchema(adminUrl, user, password, schema);
+            jdbcUrl = adminUrl + "?currentSchema=" + schema;
+            reactiveUrl = "postgresql://" + hostPort + "/" + adminDatabase;
+            schemaArgs = List.of("-Dloadflow.db.schema=" + schema, "-Dloadflow.db.citus=true",
+                    // Citus plans a distributed statement on each execution: no generic plans
+                    "-Dquarkus.datasource.reactive.additional-properties.plan_cache_mode=auto");
+            step("Citus: this run's tables in schema %s of database %s, distributed by load", schema, adminDatabase);
+        } else {
+            recreate(adminUrl, user, password, database);
+            jdbcUrl = "jdbc:postgresql://" + hostPort + "/" + database;
+            reactiveUrl = "postgresql://" + hostPort + "/" + database;
+        }
         dbUser = user;
         dbPassword = password;
 
@@ -315,8 +345,8 @@ public final class LocalRun {
         String simulatorUrl = "http://127.0.0.1:" + port(8090);
         String otlp = Optional.ofNullable(System.getenv("QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT"))
                 .orElse(System.getProperty("loadflow.local.otlp-endpoint"));
-        List<String> common = List.of(
-                "-Dquarkus.datasource.reactive.url=postgresql://" + hostPort + "/" + database,
+        List<String> common = new ArrayList<>(List.of(
+                "-Dquarkus.datasource.reactive.url=" + reactiveUrl,
                 "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
                 "-Dloadflow.admin.token=" + adminToken,
                 // reachable from this machine only: the API and the management interface alike
@@ -328,10 +358,11 @@ public final class LocalRun {
                 // traces go to the collector QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT names (or loadflow.local.otlp-endpoint,
                 // a benchmark's own), when one is named
                 "-Dquarkus.otel.sdk.disabled=" + (otlp == null),
-                "-Dquarkus.otel.exporter.otlp.endpoint=" + (otlp == null ? "http://127.0.0.1:4317" : otlp));
+                "-Dquarkus.otel.exporter.otlp.endpoint=" + (otlp == null ? "http://127.0.0.1:4317" : otlp)));
+        common.addAll(schemaArgs);
         // as on Kubernetes: the migrations run as the schema's owner (here, as the Job would), and the services connect
         // as a member of loadflow_app (made by migration V20: no DDL, the audit trail insert-only)
-        Flyway.configure().dataSource(jdbcUrl, user, password).locations(options.migrations()).load().migrate();
+        flyway(options.migrations()).migrate();
         step("schema migrated as %s", user);
         sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SERVICES_ROLE + "') THEN CREATE ROLE "
                 + SERVICES_ROLE + " LOGIN IN ROLE loadflow_app; END IF; END $$");
@@ -381,7 +412,7 @@ public final class LocalRun {
                 "-Dloadflow.console.worker-url=http://127.0.0.1:" + port(8081),
                 "-Dloadflow.console.dispatcher-url=http://127.0.0.1:" + port(8082),
                 "-Dloadflow.console.cookie-secure=false"));
-        launch(root, "ops-console", 8084, 0, console);
+        launch(root, "ops-console", 8084, 0, console, false);
         awaitReady(port(9084));
         step("ops console ready: %s (sign in with a JWT printed below, or the break-glass token)", consoleUrl());
     }
@@ -392,20 +423,25 @@ public final class LocalRun {
      * ports {@code offset} above this run's, and waits until each is ready.
      */
     public Engine startEngine(Path root, int offset) throws Exception {
-        List<Process> started = new ArrayList<>();
-        for (String[] service : new String[][]{{"load-worker", "8081"}, {"outbox-dispatcher", "8082"}, {"timer-pump", "8083"}}) {
-            List<String> args = new ArrayList<>(commonArgs);
-            args.addAll(engineArgs);
-            if (service[0].equals("load-worker")) {
-                args.addAll(options.workerOptions());
-            }
-            started.add(launch(root, service[0], Integer.parseInt(service[1]), offset, args));
+        Engine engine = new Engine(root, offset);
+        for (String service : ENGINE.keySet()) {
+            engine.launch(service, false);
         }
-        Engine engine = new Engine(offset, started);
-        for (int management : List.of(9081, 9082, 9083)) {
-            awaitReady(engine.port(management));
+        for (int port : ENGINE.values()) {
+            awaitReady(engine.port(port + 1000));
         }
         return engine;
+    }
+
+    /** The three engine services and their API ports in the local run (management: 1000 above). */
+    private static final Map<String, Integer> ENGINE = orderedMap("load-worker", 8081, "outbox-dispatcher", 8082, "timer-pump", 8083);
+
+    private static Map<String, Integer> orderedMap(String a, int pa, String b, int pb, String c, int pc) {
+        Map<String, Integer> map = new LinkedHashMap<>();
+        map.put(a, pa);
+        map.put(b, pb);
+        map.put(c, pc);
+        return java.util.Collections.unmodifiableMap(map);
     }
 
     /** The three services {@link #start} started (of the release at the options' root). */
@@ -418,19 +454,56 @@ public final class LocalRun {
      * earlier release made, while that release's services run.
      */
     public void migrate() {
-        Flyway.configure().dataSource(jdbcUrl, dbUser, dbPassword).locations(Options.MIGRATIONS).load().migrate();
+        flyway(Options.MIGRATIONS).migrate();
         step("schema migrated to this build's as %s", dbUser);
+    }
+
+    private Flyway flyway(String locations) {
+        var flyway = Flyway.configure().dataSource(jdbcUrl, dbUser, dbPassword).locations(locations);
+        return (schema == null ? flyway : flyway.schemas(schema)).load();
+    }
+
+    /** Whether the run's tables are on a Citus coordinator, distributed. */
+    public boolean citus() {
+        return schema != null;
     }
 
     /** The three services of one release, started by {@link #startEngine}. */
     public final class Engine {
 
+        private final Path root;
         private final int offset;
-        private final List<Process> processes;
+        private final Map<String, Process> processes = new LinkedHashMap<>();
 
-        private Engine(int offset, List<Process> processes) {
+        private Engine(Path root, int offset) {
+            this.root = root;
             this.offset = offset;
-            this.processes = processes;
+        }
+
+        private void launch(String service, boolean again) throws IOException {
+            List<String> args = new ArrayList<>(commonArgs);
+            args.addAll(engineArgs);
+            args.addAll(options.engineOptions());
+            if (service.equals("load-worker")) {
+                args.addAll(options.workerOptions());
+            }
+            processes.put(service, LocalRun.this.launch(root, service, ENGINE.get(service), offset, args, again));
+        }
+
+        /** Kills {@code service} as a node failure or the OOM killer does (SIGKILL: no shutdown of any kind). */
+        public void kill(String service) throws InterruptedException {
+            Process process = processes.get(service);
+            process.destroyForcibly().waitFor();
+            synchronized (LocalRun.this) {
+                services.remove(process);
+            }
+            step("%s killed (SIGKILL)", service);
+        }
+
+        /** Starts {@code service} again, as Kubernetes restarts a killed container, and waits until it is ready. */
+        public void restart(String service) throws Exception {
+            launch(service, true);
+            awaitReady(port(ENGINE.get(service) + 1000));
         }
 
         /** A port of these services: the local run's ({@code 8081}: the worker's API, {@code 9081}: its management). */
@@ -445,19 +518,21 @@ public final class LocalRun {
 
         /** Stops the three as a rollout does: SIGTERM, then each has 30 s to drain and exit before it is killed. */
         public void stop() throws InterruptedException {
-            processes.forEach(Process::destroy);
-            for (Process p : processes) {
+            processes.values().forEach(Process::destroy);
+            for (Process p : processes.values()) {
                 if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
                     p.destroyForcibly().waitFor();
                 }
             }
             synchronized (LocalRun.this) {
-                services.removeAll(processes);
+                services.removeAll(processes.values());
             }
         }
     }
 
-    private Process launch(Path root, String service, int localPort, int engineOffset, List<String> options) throws IOException {
+    /** Starts {@code service} as packaged under {@code root}; its log goes to its target folder (after what it logged before, {@code again}). */
+    private Process launch(Path root, String service, int localPort, int engineOffset, List<String> options, boolean again)
+            throws IOException {
         File jar = root.resolve(service).resolve("target/quarkus-app/quarkus-run.jar").toFile();
         if (!jar.isFile()) {
             throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
@@ -479,7 +554,8 @@ public final class LocalRun {
         command.addAll(List.of("-jar", jar.getPath()));
         int offset = port(localPort) - localPort + engineOffset;
         Path logFile = root.resolve(service).resolve(offset == 0 ? "target/local-run.log" : "target/local-run-" + offset + ".log");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(again ? ProcessBuilder.Redirect.appendTo(logFile.toFile()) : ProcessBuilder.Redirect.to(logFile.toFile()));
         Process process = pb.start();
         services.add(process);
         pids.put(service, process.pid());
@@ -647,6 +723,20 @@ public final class LocalRun {
             request.header("Authorization", "Bearer " + token);
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static boolean hasCitus(String adminUrl, String user, String password) throws SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl, user, password); var sql = c.createStatement();
+             ResultSet found = sql.executeQuery("SELECT 1 FROM pg_extension WHERE extname = 'citus'")) {
+            return found.next();
+        }
+    }
+
+    private static void recreateSchema(String adminUrl, String user, String password, String schema) throws SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl, user, password); var sql = c.createStatement()) {
+            sql.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            sql.execute("CREATE SCHEMA " + schema);
+        }
     }
 
     private static void recreate(String adminUrl, String user, String password, String database) throws SQLException {
