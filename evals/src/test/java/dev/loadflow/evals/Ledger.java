@@ -3,12 +3,18 @@ package dev.loadflow.evals;
 import dev.loadflow.evals.local.LocalRun;
 import dev.loadflow.evals.sim.ChannelSimulator;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,6 +31,7 @@ final class Ledger {
     static final String DRIVER = "+15550100";
 
     private final LocalRun stack;
+    private final HttpClient http = HttpClient.newHttpClient();
     private final Set<String> posted = ConcurrentHashMap.newKeySet();
     private final List<String> answered = new ArrayList<>();
     private final List<String> unanswered = new ArrayList<>();
@@ -50,6 +57,23 @@ final class Ledger {
 
     synchronized List<String> unanswered() {
         return List.copyOf(unanswered);
+    }
+
+    /**
+     * The sum of a counter's series on one service's scrape whose labels hold {@code labels}
+     * ("": every series); each value may be followed by an exemplar.
+     */
+    double metric(LocalRun.Engine engine, int management, String name, String labels) throws Exception {
+        String scrape = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + engine.port(management) + "/q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*})? ([0-9.eE+-]+)").matcher(scrape);
+        double sum = 0;
+        while (m.find()) {
+            if (m.group(1) == null ? labels.isEmpty() : m.group(1).contains(labels)) {
+                sum += Double.parseDouble(m.group(2));
+            }
+        }
+        return sum;
     }
 
     /** The SMS the channel received for {@code load}. */

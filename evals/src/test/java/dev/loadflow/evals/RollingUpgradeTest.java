@@ -16,8 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -81,8 +79,8 @@ class RollingUpgradeTest {
         int schemaBefore = schemaVersion();
         // the previous release alone, on its own schema
         flow("a", previous, previous);
-        assertThat(metric(previous, 9081, "loadflow_worker_runs_total", "")).as("the previous worker decided phase a").isPositive();
-        await().atMost(Duration.ofSeconds(30)).until(() -> metric(previous, 9082, "loadflow_outbox_sends_total", DELIVERED) > 0);
+        assertThat(ledger.metric(previous, 9081, "loadflow_worker_runs_total", "")).as("the previous worker decided phase a").isPositive();
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.metric(previous, 9082, "loadflow_outbox_sends_total", DELIVERED) > 0);
 
         // the migration Job of this build, under the running release; then this build's services beside it
         stack.migrate();
@@ -93,9 +91,9 @@ class RollingUpgradeTest {
 
         // both at once: each load's events alternate between the two releases' ingest
         flow("b", previous, current);
-        double previousRuns = metric(previous, 9081, "loadflow_worker_runs_total", "");
-        double previousSends = metric(previous, 9082, "loadflow_outbox_sends_total", DELIVERED);
-        double previousFired = metric(previous, 9083, "loadflow_pump_fired_total", "");
+        double previousRuns = ledger.metric(previous, 9081, "loadflow_worker_runs_total", "");
+        double previousSends = ledger.metric(previous, 9082, "loadflow_outbox_sends_total", DELIVERED);
+        double previousFired = ledger.metric(previous, 9083, "loadflow_pump_fired_total", "");
 
         // the rollout ends: the previous release stops while events still flow and timers are due
         List<String> loadsInFlight = ledger.unanswered();
@@ -103,9 +101,9 @@ class RollingUpgradeTest {
         flow("c", current, current);
 
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(ledger::settled);
-        double currentRuns = metric(current, 9081, "loadflow_worker_runs_total", "");
-        double currentSends = metric(current, 9082, "loadflow_outbox_sends_total", DELIVERED);
-        double currentFired = metric(current, 9083, "loadflow_pump_fired_total", "");
+        double currentRuns = ledger.metric(current, 9081, "loadflow_worker_runs_total", "");
+        double currentSends = ledger.metric(current, 9082, "loadflow_outbox_sends_total", DELIVERED);
+        double currentFired = ledger.metric(current, 9083, "loadflow_pump_fired_total", "");
         System.out.printf("previous release: %.0f runs, %.0f sends, %.0f timers fired; this build: %.0f runs, %.0f sends, %.0f timers fired%n",
                 previousRuns, previousSends, previousFired, currentRuns, currentSends, currentFired);
         assertThat(List.of(currentRuns, currentSends, currentFired)).as("this build decided, sent and fired after the rollout")
@@ -180,22 +178,5 @@ class RollingUpgradeTest {
     private boolean ready(LocalRun.Engine engine, int management) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + engine.port(management) + "/q/health/ready")).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-    }
-
-    /**
-     * The sum of a counter's series on one service's scrape whose labels hold {@code labels}
-     * ("": every series); each value may be followed by an exemplar.
-     */
-    private double metric(LocalRun.Engine engine, int management, String name, String labels) throws Exception {
-        String scrape = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + engine.port(management) + "/q/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*})? ([0-9.eE+-]+)").matcher(scrape);
-        double sum = 0;
-        while (m.find()) {
-            if (m.group(1) == null ? labels.isEmpty() : m.group(1).contains(labels)) {
-                sum += Double.parseDouble(m.group(2));
-            }
-        }
-        return sum;
     }
 }

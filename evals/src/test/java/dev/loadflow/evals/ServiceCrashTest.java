@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -112,6 +113,11 @@ class ServiceCrashTest {
         engine.restart("outbox-dispatcher");
 
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).untilAsserted(ledger::settled);
+        // each service, started again, took over its work: the restarted processes' own counters
+        assertThat(ledger.metric(engine, 9081, "loadflow_worker_runs_total", "")).as("runs of the restarted worker").isPositive();
+        assertThat(ledger.metric(engine, 9083, "loadflow_pump_fired_total", "")).as("timers the restarted pump fired").isPositive();
+        assertThat(ledger.metric(engine, 9082, "loadflow_outbox_sends_total", "result=\"delivered\""))
+                .as("sends of the restarted dispatcher").isPositive();
         System.out.printf("killed: the worker with %d messages queued, the pump with %d timers scheduled, the dispatcher with "
                 + "%d rows pending%n", queued, scheduled, unsent);
         ledger.check();
