@@ -7,6 +7,7 @@ import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.retention.PgRetention;
 import dev.loadflow.store.timer.PgTimerStore;
 import io.vertx.sqlclient.Pool;
 
@@ -66,5 +67,10 @@ public final class PgStores {
 
     public PgHeldLoads heldLoads() {
         return new PgHeldLoads(pool, clock);
+    }
+
+    /** @param export where what retention deletes of what an operator handled is written first */
+    public PgRetention retention(PgRetention.Export export) {
+        return new PgRetention(pool, export, distributed);
     }
 }

@@ -51,8 +51,8 @@ public class StoreProducers {
     /** What retention runs; each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}). */
     @Produces
     @Singleton
-    PgRetention retention(Pool pool, RetentionConfig config, Clock clock) {
-        return new PgRetention(pool, config.exportDir()
+    PgRetention retention(PgStores stores, RetentionConfig config, Clock clock) {
+        return stores.retention(config.exportDir()
                 .<PgRetention.Export>map(dir -> new NdjsonExport(Path.of(dir), instance(), clock))
                 .orElse(PgRetention.Export.NONE));
     }

@@ -66,7 +66,12 @@ public final class PgEventStore implements EventStore {
 
     static final String VERSION = "SELECT coalesce(max(seq), 0) FROM event_log WHERE load_id = $1";
 
-    static final String CONTAINS = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
+    /** The entry in the hot log, or in the archive (where retention moved an idle load's entries: the log reads as if nothing moved). */
+    static final String CONTAINS = """
+            (SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2)
+            UNION ALL
+            (SELECT 1 FROM event_log_archive WHERE load_id = $1 AND entry_id = $2)
+            LIMIT 1""";
 
     /**
      * $1 recorded_at; $2..$11 one element per entry (its load, the load's expected version, its

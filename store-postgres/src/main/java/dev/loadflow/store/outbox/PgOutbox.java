@@ -288,7 +288,7 @@ public final class PgOutbox implements Outbox {
     }
 
     /** The load an outbox id names ({@link dev.loadflow.model.id.ActionKey}: its first segment); none if it names none. */
-    static String loadOf(String outboxId) {
+    public static String loadOf(String outboxId) {
         int slash = outboxId.indexOf('/');
         return slash <= 0 ? "" : outboxId.substring(0, slash);
     }
