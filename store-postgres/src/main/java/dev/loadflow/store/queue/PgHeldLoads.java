@@ -25,15 +25,21 @@ public final class PgHeldLoads implements HeldLoads {
 
     private static final String COLUMNS = "load_id, message_id, message_type, reason, held_since, state, receipt_handle";
 
-    /** Holding again at the same message (a retry failed) keeps when the hold began. */
+    /**
+     * Holding again at the same message (a retry failed, an unreadable head seen again) keeps when
+     * the hold began, and never undoes an operator's skip of it: a skip that lands while the
+     * consumer is holding the head again stays a skip, and the next look at the head ends it.
+     */
     static final String HOLD = """
             INSERT INTO held_load (load_id, message_id, message_type, reason, held_since, state, receipt_handle)
             VALUES ($1, $2, $3, $4, $5, 'held', $6)
             ON CONFLICT (load_id) DO UPDATE SET
                 held_since = CASE WHEN held_load.message_id = excluded.message_id
                                   THEN held_load.held_since ELSE excluded.held_since END,
+                state = CASE WHEN held_load.message_id = excluded.message_id AND held_load.state = 'skipped'
+                             THEN 'skipped' ELSE 'held' END,
                 message_id = excluded.message_id, message_type = excluded.message_type, reason = excluded.reason,
-                state = 'held', receipt_handle = coalesce(excluded.receipt_handle, held_load.receipt_handle)""";
+                receipt_handle = coalesce(excluded.receipt_handle, held_load.receipt_handle)""";
 
     static final String AMONG = "SELECT " + COLUMNS + " FROM held_load WHERE load_id = ANY($1)";
 

@@ -124,6 +124,22 @@ class PgHeldLoadsTest {
     }
 
     @Test
+    void holdingTheHeadAgainAsItIsSkippedLeavesItSkipped() {
+        events.append("L-1", List.of(event("e-1")), 0, List.of());
+        held.hold(HeldLoad.held("L-1", "m-1", "unreadable", "unreadable message", T0));
+        held.skip(new MessageSkipped("m-1", "L-1", "unreadable", T0, "otto", "a broken producer"), audit("load.skip"))
+                .orElseThrow();
+
+        // the consumer read the hold before the skip and holds the unreadable head again after it
+        held.hold(HeldLoad.held("L-1", "m-1", "unreadable", "unreadable message", T0.plusSeconds(2)));
+
+        assertThat(held.among(List.of("L-1")).get("L-1").state()).as("the operator's skip stands")
+                .isEqualTo(HeldLoad.State.SKIPPED);
+        held.hold(HeldLoad.held("L-1", "m-2", "InboundSms", "boom", T0.plusSeconds(3)));
+        assertThat(held.among(List.of("L-1")).get("L-1").state()).as("a new head is held afresh").isEqualTo(HeldLoad.State.HELD);
+    }
+
+    @Test
     void aSkipOfAHeadThatWasProcessedMeanwhileWritesNothing() {
         held.hold(HeldLoad.held("L-1", "m-1", "InboundSms", "boom", T0));
         events.append("L-1", List.of(event("m-1")), 0, List.of());
