@@ -36,6 +36,32 @@ public final class PgRetention {
             ORDER BY recorded_at, load_id LIMIT $4""";
 
     /**
+     * The move of the loads a statement's {@code idle} CTE found ($3 now, $4 now as text): each
+     * one's marker at the seq after its last entry, then its entries before the marker to the
+     * archive; %s: a further condition on the deleted entries ({@code e}), ending in AND.
+     */
+    private static final String MOVE_IDLE = """
+                marked AS (
+                    INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
+                    SELECT load_id, seq + 1, 'archived:' || seq, 'archived', 'LogArchived', $3, $3,
+                           jsonb_build_object('loadId', load_id, 'throughSeq', seq, 'archivedAt', $4::text)
+                    FROM idle
+                    ON CONFLICT DO NOTHING
+                    RETURNING load_id, seq),
+                moved AS (
+                    DELETE FROM event_log e USING marked m
+                    WHERE %se.load_id = m.load_id AND e.seq < m.seq
+                    RETURNING e.*),
+                archived AS (
+                    INSERT INTO event_log_archive (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
+                                                   correlation_id, causation_id, body, archived_at)
+                    SELECT load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id, causation_id,
+                           body, $3
+                    FROM moved
+                    RETURNING 1)
+                SELECT (SELECT count(*) FROM marked) AS loads, (SELECT count(*) FROM archived) AS entries""";
+
+    /**
      * $1 the candidate loads, $2 the idle cutoff, $3 now, $4 now as text (the marker's body).
      * A load moves only when its last entry is older than the cutoff and nothing still needs it:
      * no pending outbox row, no scheduled timer, no held head, no queued message. Its marker
@@ -54,25 +80,7 @@ public final class PgRetention {
                   AND NOT EXISTS (SELECT FROM timers t WHERE t.load_id = k.load_id AND t.status = 'scheduled')
                   AND NOT EXISTS (SELECT FROM held_load h WHERE h.load_id = k.load_id)
                   AND NOT EXISTS (SELECT FROM load_queue q WHERE q.load_id = k.load_id)),
-            marked AS (
-                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
-                SELECT load_id, seq + 1, 'archived:' || seq, 'archived', 'LogArchived', $3, $3,
-                       jsonb_build_object('loadId', load_id, 'throughSeq', seq, 'archivedAt', $4::text)
-                FROM idle
-                ON CONFLICT DO NOTHING
-                RETURNING load_id, seq),
-            moved AS (
-                DELETE FROM event_log e USING marked m
-                WHERE e.load_id = m.load_id AND e.seq < m.seq
-                RETURNING e.*),
-            archived AS (
-                INSERT INTO event_log_archive (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
-                                               correlation_id, causation_id, body, archived_at)
-                SELECT load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id, causation_id,
-                       body, $3
-                FROM moved
-                RETURNING 1)
-            SELECT (SELECT count(*) FROM marked) AS loads, (SELECT count(*) FROM archived) AS entries""";
+""" + MOVE_IDLE.formatted("");
 
     /**
      * Dead rows acknowledged before $1 (their failures go with them, by the foreign key, and
@@ -136,25 +144,7 @@ public final class PgRetention {
                       AND NOT EXISTS (SELECT FROM outbox o WHERE o.load_id = $1 AND o.status = 'pending')
                       AND NOT EXISTS (SELECT FROM timers t WHERE t.load_id = $1 AND t.status = 'scheduled')
                       AND NOT EXISTS (SELECT FROM held_load h WHERE h.load_id = $1)),
-                marked AS (
-                    INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
-                    SELECT load_id, seq + 1, 'archived:' || seq, 'archived', 'LogArchived', $3, $3,
-                           jsonb_build_object('loadId', load_id, 'throughSeq', seq, 'archivedAt', $4::text)
-                    FROM idle
-                    ON CONFLICT DO NOTHING
-                    RETURNING load_id, seq),
-                moved AS (
-                    DELETE FROM event_log e USING marked m
-                    WHERE e.load_id = $1 AND e.load_id = m.load_id AND e.seq < m.seq
-                    RETURNING e.*),
-                archived AS (
-                    INSERT INTO event_log_archive (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
-                                                   correlation_id, causation_id, body, archived_at)
-                    SELECT load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id, causation_id,
-                           body, $3
-                    FROM moved
-                    RETURNING 1)
-                SELECT (SELECT count(*) FROM marked) AS loads, (SELECT count(*) FROM archived) AS entries""";
+""" + MOVE_IDLE.formatted("e.load_id = $1 AND ");
 
         static final String DEAD_OUTBOX = """
                 SELECT load_id, outbox_id FROM outbox WHERE status = 'dead' AND acknowledged_at < $1
