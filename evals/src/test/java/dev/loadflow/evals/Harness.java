@@ -23,7 +23,6 @@ import dev.loadflow.pump.fire.TimerPump;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.alert.OpsAlerts;
-import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
@@ -120,7 +119,7 @@ public final class Harness implements AutoCloseable {
         return (pool, clock) -> {
             String suffix = UUID.randomUUID().toString().substring(0, 8);
             return new SqsFifoLoadQueue(sqs.client(), sqs.createFifoQueue("loads-" + suffix),
-                    sqs.createFifoQueue("loads-dead-" + suffix), Duration.ofSeconds(30), clock, new PgAdminAudit(pool));
+                    sqs.createFifoQueue("loads-dead-" + suffix), Duration.ofSeconds(30), clock);
         };
     }
 

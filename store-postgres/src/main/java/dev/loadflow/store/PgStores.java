@@ -6,7 +6,10 @@ import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.queue.PgDeadLetters;
 import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.queue.PgQueueView;
+import dev.loadflow.store.queue.QueueBackend;
 import dev.loadflow.store.retention.PgRetention;
 import dev.loadflow.store.timer.PgTimerStore;
 import io.vertx.sqlclient.Pool;
@@ -59,6 +62,11 @@ public final class PgStores {
      */
     public PgLoadQueue queue(Duration visibilityTimeout, WakeupSignal wakeup) {
         return new PgLoadQueue(pool, clock, visibilityTimeout, wakeup, wakeups, distributed);
+    }
+
+    /** The queue in its three roles: {@link #queue}, its dead letters and its read-only view. */
+    public QueueBackend queueBackend(Duration visibilityTimeout, WakeupSignal wakeup) {
+        return new QueueBackend(queue(visibilityTimeout, wakeup), new PgDeadLetters(pool, clock, wakeups), new PgQueueView(pool));
     }
 
     public PgOpsAlerts opsAlerts() {

@@ -7,7 +7,7 @@ import dev.loadflow.service.security.Roles;
 import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.queue.HeldLoad;
 import dev.loadflow.store.queue.HeldLoads;
-import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueView;
 import dev.loadflow.worker.hold.HeldRepairs;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -43,12 +43,12 @@ import java.util.TreeMap;
 public class HeldLoadsResource {
 
     private final HeldLoads held;
-    private final LoadQueue queue;
+    private final QueueView queue;
     private final HeldRepairs repairs;
     private final Audits audits;
     private final int repairMax;
 
-    HeldLoadsResource(HeldLoads held, LoadQueue queue, HeldRepairs repairs, Audits audits,
+    HeldLoadsResource(HeldLoads held, QueueView queue, HeldRepairs repairs, Audits audits,
                       @ConfigProperty(name = "loadflow.admin.held-repair-max", defaultValue = "200") int repairMax) {
         this.held = held;
         this.queue = queue;

@@ -5,7 +5,7 @@ import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
 import dev.loadflow.store.audit.AuditRecord;
-import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.DeadLetters;
 import dev.loadflow.store.queue.ParkedMessage;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -35,11 +35,11 @@ import java.util.Optional;
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueAdminResource {
 
-    private final LoadQueue queue;
+    private final DeadLetters deadLetters;
     private final Audits audits;
 
-    QueueAdminResource(LoadQueue queue, Audits audits) {
-        this.queue = queue;
+    QueueAdminResource(DeadLetters deadLetters, Audits audits) {
+        this.deadLetters = deadLetters;
         this.audits = audits;
     }
 
@@ -50,7 +50,7 @@ public class QueueAdminResource {
         if (limit < 1 || limit > 500) {
             throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "limit must be between 1 and 500", "limit").exception();
         }
-        return RestResponse.ok(new Parked(queue.parked(limit).stream().map(ParkedView::of).toList()));
+        return RestResponse.ok(new Parked(deadLetters.parked(limit).stream().map(ParkedView::of).toList()));
     }
 
     @POST
@@ -62,7 +62,7 @@ public class QueueAdminResource {
             throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId and messageId are required", null).exception();
         }
         AuditRecord audit = audits.of("queue.redrive", loadId + "/" + messageId, Map.of());
-        Optional<Long> auditId = queue.redrive(loadId, messageId, audit);
+        Optional<Long> auditId = deadLetters.redrive(loadId, messageId, audit);
         if (auditId.isEmpty()) {
             throw Problem.of(Response.Status.NOT_FOUND, "Not Found",
                     "no parked message " + messageId + " of load " + loadId, null).exception();
@@ -85,7 +85,7 @@ public class QueueAdminResource {
         AuditRecord audit = audits.of("queue.acknowledge", loadId + "/" + messageId, Map.of("reason", reason));
         Optional<Long> auditId;
         try {
-            auditId = queue.acknowledgeParked(loadId, messageId, audit);
+            auditId = deadLetters.acknowledgeParked(loadId, messageId, audit);
         } catch (UnsupportedOperationException e) {
             throw Problem.of(Response.Status.CONFLICT, "Conflict", e.getMessage(), null).exception();
         }

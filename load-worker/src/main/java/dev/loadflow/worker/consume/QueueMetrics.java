@@ -2,8 +2,8 @@ package dev.loadflow.worker.consume;
 
 import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.store.queue.HeldLoads;
-import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueStats;
+import dev.loadflow.store.queue.QueueView;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -27,7 +27,7 @@ public class QueueMetrics {
 
     private static final Logger LOG = Logger.getLogger(QueueMetrics.class);
 
-    private final LoadQueue queue;
+    private final QueueView queue;
     private final HeldLoads held;
     private final Clock clock;
     private final MetricsFreshness freshness;
@@ -36,7 +36,7 @@ public class QueueMetrics {
     private final AtomicLong heldLoads = new AtomicLong();
     private static final long UNKNOWN = -1;
 
-    QueueMetrics(LoadQueue queue, HeldLoads held, Clock clock, MeterRegistry registry, MetricsFreshness freshness) {
+    QueueMetrics(QueueView queue, HeldLoads held, Clock clock, MeterRegistry registry, MetricsFreshness freshness) {
         this.queue = queue;
         this.freshness = freshness;
         this.held = held;

@@ -7,10 +7,14 @@ import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.queue.DeadLetters;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgDeadLetters;
 import dev.loadflow.store.queue.PgHeldLoads;
 import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.queue.PgQueueView;
 import dev.loadflow.store.queue.QueueMessage;
+import dev.loadflow.store.queue.QueueView;
 import dev.loadflow.testing.PgBackend;
 import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.run.LoadRun;
@@ -48,6 +52,8 @@ class QueueConsumerTest {
     private final WorkerMetrics metrics = new WorkerMetrics(registry);
     private EventStore events;
     private LoadQueue queue;
+    private DeadLetters deadLetters;
+    private QueueView view;
     private QueueConsumer consumer;
 
     @BeforeEach
@@ -55,6 +61,8 @@ class QueueConsumerTest {
         PG.database().truncateAll();
         events = new PgEventStore(PG.pool(), clock, PG.wakeups());
         queue = new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups());
+        deadLetters = new PgDeadLetters(PG.pool(), clock, PG.wakeups());
+        view = new PgQueueView(PG.pool());
     }
 
     @AfterEach
@@ -94,7 +102,7 @@ class QueueConsumerTest {
             send(load, "b");
         }
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> queue.stats().depth() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> view.stats().depth() == 0);
 
         for (int i = 0; i < 20; i++) {
             assertThat(events.read("load-many-" + i).version()).isEqualTo(4);
@@ -128,7 +136,7 @@ class QueueConsumerTest {
         }
         queue.enqueueAll(backlog);
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> queue.stats().depth() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> view.stats().depth() == 0);
 
         assertThat(events.read(load).entries()).extracting(e -> e.entry().entryId())
                 .containsExactlyElementsOf(ids.stream().flatMap(id -> java.util.stream.Stream.of(id, "dec:" + id)).toList());
@@ -155,7 +163,7 @@ class QueueConsumerTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> events.read(load).version() == 2);
 
         assertThat(attempts).hasValue(3);
-        assertThat(queue.parked(10)).singleElement().satisfies(p -> {
+        assertThat(deadLetters.parked(10)).singleElement().satisfies(p -> {
             assertThat(p.messageId()).isEqualTo("bad");
             assertThat(p.reason()).contains("delivered 4 times");
         });
@@ -174,7 +182,7 @@ class QueueConsumerTest {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> events.read(load).version() == 2);
 
-        assertThat(queue.parked(10)).singleElement().satisfies(p -> {
+        assertThat(deadLetters.parked(10)).singleElement().satisfies(p -> {
             assertThat(p.messageId()).isEqualTo("garbled");
             assertThat(p.reason()).startsWith("unreadable message");
         });
@@ -195,7 +203,7 @@ class QueueConsumerTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> events.read(load).version() == 2);
 
         assertThat(calls.get()).isGreaterThanOrEqualTo(2);
-        assertThat(queue.stats().depth()).isZero();
+        assertThat(view.stats().depth()).isZero();
     }
 
     @Test
@@ -213,7 +221,7 @@ class QueueConsumerTest {
         assertThat(consumer.stop(Duration.ofSeconds(10))).isTrue();
 
         assertThat(events.read(load).version()).isEqualTo(2);
-        assertThat(queue.stats().depth()).isZero();
+        assertThat(view.stats().depth()).isZero();
         consumer = null;
     }
 

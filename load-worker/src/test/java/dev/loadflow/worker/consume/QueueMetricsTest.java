@@ -3,7 +3,7 @@ package dev.loadflow.worker.consume;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.service.metrics.MetricsFreshness;
 import dev.loadflow.store.queue.HeldLoads;
-import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueView;
 import dev.loadflow.store.queue.QueueStats;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ class QueueMetricsTest {
     private final FakeClock clock = FakeClock.at("2026-11-30T07:00:00Z");
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final AtomicReference<Object> stats = new AtomicReference<>();
-    private final QueueMetrics metrics = new QueueMetrics(stub(LoadQueue.class, "stats", stats), stub(HeldLoads.class, "count",
+    private final QueueMetrics metrics = new QueueMetrics(stub(QueueView.class, "stats", stats), stub(HeldLoads.class, "count",
             new AtomicReference<>(2)), clock, registry, new MetricsFreshness(registry, clock));
 
     @SuppressWarnings("unchecked")

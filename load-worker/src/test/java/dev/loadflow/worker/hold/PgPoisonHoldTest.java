@@ -1,7 +1,9 @@
 package dev.loadflow.worker.hold;
 
 import dev.loadflow.store.pg.PgNotifications;
-import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgDeadLetters;
+import dev.loadflow.store.queue.PgQueueView;
+import dev.loadflow.store.queue.QueueBackend;
 import dev.loadflow.store.queue.PgLoadQueue;
 import io.vertx.sqlclient.Pool;
 
@@ -12,9 +14,9 @@ import java.time.Duration;
 class PgPoisonHoldTest extends PoisonHoldTest {
 
     @Override
-    LoadQueue queue(Pool pool, Clock clock) {
-        return new PgLoadQueue(pool, clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE),
-                PG.wakeups());
+    QueueBackend queue(Pool pool, Clock clock) {
+        return new QueueBackend(new PgLoadQueue(pool, clock, Duration.ofMinutes(5), PG.notifications().signal(PgNotifications.QUEUE),
+                PG.wakeups()), new PgDeadLetters(pool, clock, PG.wakeups()), new PgQueueView(pool));
     }
 
     @Override

@@ -12,6 +12,7 @@ import dev.loadflow.store.queue.HeldLoad;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.queue.QueueBackend;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.testing.PgBackend;
 import dev.loadflow.worker.consume.QueueConsumer;
@@ -64,10 +65,11 @@ abstract class PoisonHoldTest {
     private HeldLoads held;
     private HeldRepairs repairs;
     LoadQueue queue;
+    private QueueBackend backend;
     private QueueConsumer consumer;
 
     /** The queue under test, on the test's database. */
-    abstract LoadQueue queue(Pool pool, Clock clock);
+    abstract QueueBackend queue(Pool pool, Clock clock);
 
     /** Whether the queue counts the messages waiting behind a load's head. */
     abstract boolean countsWaiting();
@@ -81,7 +83,8 @@ abstract class PoisonHoldTest {
     @BeforeEach
     void setUp() {
         events = new PgEventStore(PG.pool(), clock, PG.wakeups());
-        queue = queue(PG.pool(), clock);
+        backend = queue(PG.pool(), clock);
+        queue = backend.queue();
         held = new PgHeldLoads(PG.pool(), clock);
         repairs = new HeldRepairs(held, queue, clock);
         LoadRun run = LoadRun.builder(events, (event, state, now) -> {
@@ -123,10 +126,10 @@ abstract class PoisonHoldTest {
         assertThat(hold.state()).isEqualTo(HeldLoad.State.HELD);
         assertThat(badRuns).as("run max-deliveries times, then held without running").hasValue(2);
         assertThat(events.read(stuck).version()).as("the held load's later messages wait").isZero();
-        assertThat(queue.parked(10)).as("nothing parked out of order").isEmpty();
+        assertThat(backend.deadLetters().parked(10)).as("nothing parked out of order").isEmpty();
         assertThat(registry.get("loadflow.worker.held").counter().count()).isEqualTo(1);
         if (countsWaiting()) {
-            assertThat(queue.waiting(List.of(stuck))).containsEntry(stuck, 2);
+            assertThat(backend.view().waiting(List.of(stuck))).containsEntry(stuck, 2);
         }
     }
 
@@ -211,7 +214,7 @@ abstract class PoisonHoldTest {
         assertThat(hold.messageId()).isEqualTo("garbled");
         assertThat(entryIds(load)).containsExactly("ok_1", "dec:ok_1", "ok_2", "dec:ok_2");
         if (countsWaiting()) {
-            assertThat(queue.waiting(List.of(load))).containsEntry(load, 1);
+            assertThat(backend.view().waiting(List.of(load))).containsEntry(load, 1);
         }
     }
 

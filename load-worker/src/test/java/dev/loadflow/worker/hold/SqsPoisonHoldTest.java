@@ -1,7 +1,8 @@
 package dev.loadflow.worker.hold;
 
 import dev.loadflow.store.audit.PgAdminAudit;
-import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueBackend;
+import dev.loadflow.store.queue.SqsDeadLetters;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import dev.loadflow.testing.ElasticMq;
 import io.vertx.sqlclient.Pool;
@@ -21,10 +22,12 @@ class SqsPoisonHoldTest extends PoisonHoldTest {
     static final ElasticMq SQS = new ElasticMq();
 
     @Override
-    LoadQueue queue(Pool pool, Clock clock) {
+    QueueBackend queue(Pool pool, Clock clock) {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
-        return new SqsFifoLoadQueue(SQS.client(), SQS.createFifoQueue("hold-" + suffix),
-                SQS.createFifoQueue("hold-dead-" + suffix), Duration.ofSeconds(30), clock, new PgAdminAudit(pool));
+        String url = SQS.createFifoQueue("hold-" + suffix);
+        String deadLetterUrl = SQS.createFifoQueue("hold-dead-" + suffix);
+        SqsFifoLoadQueue queue = new SqsFifoLoadQueue(SQS.client(), url, deadLetterUrl, Duration.ofSeconds(30), clock);
+        return new QueueBackend(queue, new SqsDeadLetters(SQS.client(), url, deadLetterUrl, clock, new PgAdminAudit(pool)), queue);
     }
 
     @Override

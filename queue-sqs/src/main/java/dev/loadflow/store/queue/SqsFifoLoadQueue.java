@@ -1,8 +1,5 @@
 package dev.loadflow.store.queue;
 
-import dev.loadflow.model.json.JsonReader;
-import dev.loadflow.store.audit.AdminAudit;
-import dev.loadflow.store.audit.AuditRecord;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
@@ -37,7 +34,7 @@ import java.util.stream.Stream;
  * visible again), deduplication id = the message id (dropped as a duplicate for 5 minutes;
  * the event store's dedupe covers everything after), visibility timeout per receive, long
  * polling up to 20 s, delete on ack, {@code ChangeMessageVisibility} for release and extend.
- * Parked messages go to a dead-letter FIFO queue with their reason.
+ * Parked messages go to a dead-letter FIFO queue with their reason ({@link SqsDeadLetters}).
  *
  * <p>Differences from the PostgreSQL queue, stated as capabilities: {@link #enqueue} cannot
  * tell a duplicate (SQS accepts and drops it silently), visibility follows SQS's clock in whole
@@ -46,7 +43,7 @@ import java.util.stream.Stream;
  * oldest message this instance has in flight, or the longest a message waited before this
  * instance received it in the last {@link #WAIT_WINDOW}.
  */
-public final class SqsFifoLoadQueue implements LoadQueue {
+public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
 
     static final String MESSAGE_ID = "loadflow-message-id";
     static final String REASON = "loadflow-parked-reason";
@@ -60,7 +57,6 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     static final Duration WAIT_WINDOW = Duration.ofMinutes(1);
 
     private final SqsClient sqs;
-    private final AdminAudit audits;
     private final String queueUrl;
     private final String deadLetterQueueUrl;
     private final Duration visibilityTimeout;
@@ -75,14 +71,13 @@ public final class SqsFifoLoadQueue implements LoadQueue {
     private record Wait(Instant receivedAt, Duration waited) {
     }
 
-    /** @param audits where re-drives are recorded (SQS has no transaction to write them in) */
+    /** @param deadLetterQueueUrl where {@link #park} sends poison: read it through {@link SqsDeadLetters} */
     public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
-                            Clock clock, AdminAudit audits) {
+                            Clock clock) {
         if (!queueUrl.endsWith(".fifo") || !deadLetterQueueUrl.endsWith(".fifo")) {
             throw new IllegalArgumentException("SQS FIFO queues end in .fifo: " + queueUrl + ", " + deadLetterQueueUrl);
         }
         this.sqs = sqs;
-        this.audits = audits;
         this.queueUrl = queueUrl;
         this.deadLetterQueueUrl = deadLetterQueueUrl;
         this.visibilityTimeout = visibilityTimeout;
@@ -295,61 +290,6 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         return true;
     }
 
-    /** Peeks at the dead-letter queue (visibility 0: nothing is taken), newest parked first. */
-    @Override
-    public List<ParkedMessage> parked(int limit) {
-        List<ParkedMessage> parked = new ArrayList<>();
-        for (Message m : sqs.receiveMessage(b -> b.queueUrl(deadLetterQueueUrl).maxNumberOfMessages(Math.min(limit, 10))
-                .visibilityTimeout(0).messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID)
-                .messageAttributeNames("All")).messages()) {
-            parked.add(new ParkedMessage(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID),
-                    attribute(m, MESSAGE_ID), m.body(), Instant.parse(attribute(m, ENQUEUED_AT)),
-                    Integer.parseInt(attribute(m, RECEIVE_COUNT)), Instant.parse(attribute(m, PARKED_AT)),
-                    attribute(m, REASON), null));
-        }
-        parked.sort((a, b) -> b.parkedAt().compareTo(a.parkedAt()));
-        return parked;
-    }
-
-    /**
-     * Looks for the message among the dead-letter queue's first ten, sends it to the load queue
-     * (with a fresh deduplication id: the original may still be inside SQS's 5-minute window)
-     * and deletes it from the dead-letter queue.
-     */
-    @Override
-    public Optional<Long> redrive(String loadId, String messageId, AuditRecord audit) {
-        List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterQueueUrl).maxNumberOfMessages(10)
-                .visibilityTimeout(30).messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID)
-                .messageAttributeNames("All")).messages();
-        Optional<Long> auditId = Optional.empty();
-        for (Message m : batch) {
-            boolean match = auditId.isEmpty() && loadId.equals(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
-                    && messageId.equals(attribute(m, MESSAGE_ID));
-            if (match) {
-                // SQS has no transaction to share with the audit: its row comes first, so no change goes unaudited
-                // (a redrive that then fails leaves a second row saying so)
-                auditId = Optional.of(audits.record(audit, "{\"redriven\": true}", clock.instant()));
-                try {
-                    sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(m.body()).messageGroupId(loadId)
-                            .messageDeduplicationId(deduplicationId(loadId, messageId + "#redrive-" + clock.millis()))
-                            .messageAttributes(Map.of(MESSAGE_ID, text(messageId), ENQUEUED_AT, text(clock.instant().toString()))));
-                    sqs.deleteMessage(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()));
-                } catch (RuntimeException e) {
-                    audits.record(audit, failed(e), clock.instant());
-                    throw e;
-                }
-            } else {
-                sqs.changeMessageVisibility(b -> b.queueUrl(deadLetterQueueUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
-            }
-        }
-        return auditId;
-    }
-
-    private static String failed(RuntimeException e) {
-        return JsonReader.MAPPER.createObjectNode().put("redriven", false)
-                .put("error", String.valueOf(e.getMessage())).toString();
-    }
-
     @Override
     public QueueStats stats() {
         Map<QueueAttributeName, String> attributes = sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(
@@ -428,11 +368,11 @@ public final class SqsFifoLoadQueue implements LoadQueue {
         return chunks;
     }
 
-    private static MessageAttributeValue text(String value) {
+    static MessageAttributeValue text(String value) {
         return MessageAttributeValue.builder().dataType("String").stringValue(value).build();
     }
 
-    private static String attribute(Message m, String name) {
+    static String attribute(Message m, String name) {
         MessageAttributeValue value = m.messageAttributes().get(name);
         return value == null ? null : value.stringValue();
     }

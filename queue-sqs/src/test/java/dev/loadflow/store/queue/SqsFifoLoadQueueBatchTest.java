@@ -3,7 +3,6 @@ package dev.loadflow.store.queue;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.testing.ElasticMq;
-import dev.loadflow.testing.MemoryAdminAudit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -37,8 +36,7 @@ class SqsFifoLoadQueueBatchTest {
     void twentyThreeMessagesAreQueuedAndAckedInThreeCallsEach() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         LoadQueue queue = new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue("batch-" + suffix),
-                SQS.createFifoQueue("batch-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0),
-                new MemoryAdminAudit());
+                SQS.createFifoQueue("batch-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
         List<QueueMessage> messages = new ArrayList<>();
         for (int i = 0; i < 23; i++) {
             InboundEvent event = ping(newLoadId(), "ping_" + i, T0);

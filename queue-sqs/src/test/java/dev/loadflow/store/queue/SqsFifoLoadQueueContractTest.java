@@ -30,11 +30,15 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
     static final ElasticMq SQS = new ElasticMq();
 
     @Override
-    protected LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
+    protected QueueBackend backend(Clock clock, Duration visibilityTimeout) {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
-        return new SqsFifoLoadQueue(SQS.client(), SQS.createFifoQueue("load-queue-" + suffix),
-                SQS.createFifoQueue("load-queue-dead-" + suffix),
-                visibilityTimeout, clock, audits);
+        return backend(SQS.createFifoQueue("load-queue-" + suffix), SQS.createFifoQueue("load-queue-dead-" + suffix),
+                visibilityTimeout);
+    }
+
+    private QueueBackend backend(String url, String deadLetterUrl, Duration visibilityTimeout) {
+        SqsFifoLoadQueue queue = new SqsFifoLoadQueue(SQS.client(), url, deadLetterUrl, visibilityTimeout, clock);
+        return new QueueBackend(queue, new SqsDeadLetters(SQS.client(), url, deadLetterUrl, clock, audits), queue);
     }
 
     private final MemoryAdminAudit audits = new MemoryAdminAudit();
@@ -82,7 +86,7 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
 
     @Test
     void statsAgeTheQueueFromWhatItHandsOut() {
-        LoadQueue queue = loadQueue(clock, visibility());
+        SqsFifoLoadQueue queue = (SqsFifoLoadQueue) backend(clock, visibility()).queue();
         String load = newLoadId();
         queue.enqueue(new QueueMessage(load, "a", "{}"));
         queue.enqueue(new QueueMessage(load, "b", "{}"));
@@ -110,15 +114,15 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
     void aRedriveThatFailsHalfwayLeavesItsAuditRowAndOneSayingItFailed() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String main = SQS.createFifoQueue("load-queue-" + suffix);
-        LoadQueue queue = new SqsFifoLoadQueue(SQS.client(), main, SQS.createFifoQueue("load-queue-dead-" + suffix),
-                visibility(), clock, audits);
+        QueueBackend backend = backend(main, SQS.createFifoQueue("load-queue-dead-" + suffix), visibility());
+        LoadQueue queue = backend.queue();
         String load = newLoadId();
         queue.enqueue(new QueueMessage(load, "poison", "{}"));
         assertThat(queue.park(queue.receive(1, Duration.ofSeconds(1)).getFirst().receiptHandle(), "bad payload")).isTrue();
         SQS.client().deleteQueue(b -> b.queueUrl(main));
 
         AuditRecord redrive = new AuditRecord("otto", "load-worker", "queue.redrive", load + "/poison", "{}");
-        assertThatThrownBy(() -> queue.redrive(load, "poison", redrive)).isInstanceOf(SdkException.class);
+        assertThatThrownBy(() -> backend.deadLetters().redrive(load, "poison", redrive)).isInstanceOf(SdkException.class);
 
         assertThat(audits.list(new AuditQuery(null, "otto", 0, 10))).extracting(AuditEntry::result).hasSize(2)
                 .anySatisfy(result -> assertThat(result).isEqualTo("{\"redriven\": true}"))

@@ -10,7 +10,11 @@ import dev.loadflow.store.retention.PgRetention;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.queue.DeadLetters;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.QueueBackend;
+import dev.loadflow.store.queue.QueueView;
+import dev.loadflow.store.queue.SqsDeadLetters;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
@@ -80,24 +84,45 @@ public class StoreProducers {
     /** The load queue {@code loadflow.queue.kind} names: PostgreSQL (default) or SQS FIFO. Nothing else changes. */
     @Produces
     @Singleton
-    LoadQueue loadQueue(PgStores stores, Clock clock, QueueConfig config, PgNotifications notifications, AdminAudit audits) {
+    QueueBackend queueBackend(PgStores stores, Clock clock, QueueConfig config, PgNotifications notifications,
+                              AdminAudit audits) {
         return switch (config.kind()) {
-            case POSTGRES -> stores.queue(config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
+            case POSTGRES -> stores.queueBackend(config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
             case SQS -> {
                 QueueConfig.Sqs sqs = config.sqs();
                 String url = sqs.url().orElseThrow(() -> new IllegalStateException(
                         "loadflow.queue.kind=sqs needs loadflow.queue.sqs.url (the FIFO queue's URL)"));
                 String deadLetter = sqs.deadLetterUrl().orElseThrow(() -> new IllegalStateException(
                         "loadflow.queue.kind=sqs needs loadflow.queue.sqs.dead-letter-url (a FIFO queue for poison)"));
-                var client = software.amazon.awssdk.services.sqs.SqsClient.builder()
+                var builder = software.amazon.awssdk.services.sqs.SqsClient.builder()
                         .region(software.amazon.awssdk.regions.Region.of(sqs.region()))
                         .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create());
-                sqs.endpoint().ifPresent(endpoint -> client.endpointOverride(endpoint).credentialsProvider(
+                sqs.endpoint().ifPresent(endpoint -> builder.endpointOverride(endpoint).credentialsProvider(
                         software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                                 software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"))));
-                yield new SqsFifoLoadQueue(client.build(), url, deadLetter, config.visibilityTimeout(), clock, audits);
+                var client = builder.build();
+                SqsFifoLoadQueue queue = new SqsFifoLoadQueue(client, url, deadLetter, config.visibilityTimeout(), clock);
+                yield new QueueBackend(queue, new SqsDeadLetters(client, url, deadLetter, clock, audits), queue);
             }
         };
+    }
+
+    @Produces
+    @Singleton
+    LoadQueue loadQueue(QueueBackend backend) {
+        return backend.queue();
+    }
+
+    @Produces
+    @Singleton
+    DeadLetters deadLetters(QueueBackend backend) {
+        return backend.deadLetters();
+    }
+
+    @Produces
+    @Singleton
+    QueueView queueView(QueueBackend backend) {
+        return backend.view();
     }
 
     /**

@@ -1,13 +1,9 @@
 package dev.loadflow.store.queue;
 
-import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.eventlog.EventStore;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
  * The load queue: at-least-once, FIFO per load (message group = load id), parallel across
@@ -23,6 +19,11 @@ import java.util.Optional;
  * in parallel. {@link #enqueue} is idempotent on
  * {@code (loadId, messageId)} while the message is queued. Calls block; call them from a
  * worker or virtual thread.
+ *
+ * <p>This is the queue as its producers (ingest, the timer pump, the dispatcher's outcomes)
+ * and its consumer see it. What a consumer parks, operators read and redrive through
+ * {@link DeadLetters}; the console and the metrics count it through {@link QueueView}. A
+ * backend gives all three ({@link QueueBackend}).
  */
 public interface LoadQueue {
 
@@ -126,44 +127,9 @@ public interface LoadQueue {
     boolean extend(String receiptHandle, Duration visibility);
 
     /**
-     * Parks a poison message: it leaves the queue for the dead-letter store (never dropped) and
+     * Parks a poison message: it leaves the queue for its {@link DeadLetters} (never dropped) and
      * its load's next message can go ahead; the later messages of its run are given back, as by
      * {@link #release} at once. False if the handle is stale.
      */
     boolean park(String receiptHandle, String reason);
-
-    /** Parked messages, newest first. */
-    List<ParkedMessage> parked(int limit);
-
-    /**
-     * Puts a parked message back at the end of its load's queue (an operator fixed the cause)
-     * and records {@code audit}: in the same transaction where the queue is in the database,
-     * right after the change where it is not (SQS). Returns the audit row's id; empty (and no
-     * audit row) if no such message is parked.
-     */
-    Optional<Long> redrive(String loadId, String messageId, AuditRecord audit);
-
-    /**
-     * Marks a parked message handled without running it (an operator took care of it another
-     * way) and records {@code audit} in the same transaction: it stays listed, and retention
-     * deletes it once its period has passed since. Returns the audit row's id; empty (and no
-     * audit row) if no such message is parked or it was acknowledged already.
-     *
-     * @throws UnsupportedOperationException where the queue does not keep its dead letters
-     *         itself (SQS: the dead-letter queue's own retention period decides)
-     */
-    default Optional<Long> acknowledgeParked(String loadId, String messageId, AuditRecord audit) {
-        throw new UnsupportedOperationException("this queue's dead letters go by its own retention period; "
-                + "redrive a message to run it");
-    }
-
-    QueueStats stats();
-
-    /**
-     * How many messages wait behind each load's head, for those of {@code loadIds} with queued
-     * messages; a backend that cannot count per load (SQS) answers an empty map.
-     */
-    default Map<String, Integer> waiting(Collection<String> loadIds) {
-        return Map.of();
-    }
 }

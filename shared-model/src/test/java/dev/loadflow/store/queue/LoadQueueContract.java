@@ -40,9 +40,12 @@ public abstract class LoadQueueContract {
 
     protected final FakeClock clock = FakeClock.at(T0);
     private LoadQueue queue;
+    private DeadLetters deadLetters;
+    private QueueView view;
     private Duration visibility;
 
-    protected abstract LoadQueue loadQueue(Clock clock, Duration visibilityTimeout);
+    /** A queue of the backend, in its three roles, over fresh state. */
+    protected abstract QueueBackend backend(Clock clock, Duration visibilityTimeout);
 
     protected abstract void reset();
 
@@ -64,7 +67,7 @@ public abstract class LoadQueueContract {
         return true;
     }
 
-    /** Capability: whether {@link LoadQueue#stats} knows the age of the oldest message. */
+    /** Capability: whether {@link QueueView#stats} knows the age of the oldest message. */
     protected boolean reportsOldestMessageAge() {
         return true;
     }
@@ -73,7 +76,10 @@ public abstract class LoadQueueContract {
     final void setUp() {
         reset();
         visibility = visibility();
-        queue = loadQueue(clock, visibility);
+        QueueBackend backend = backend(clock, visibility);
+        queue = backend.queue();
+        deadLetters = backend.deadLetters();
+        view = backend.view();
     }
 
     private static QueueMessage message(String load, String id) {
@@ -113,7 +119,7 @@ public abstract class LoadQueueContract {
         });
         assertThat(queue.ack(received.get(0).receiptHandle())).isTrue();
         assertThat(queue.ack(received.get(0).receiptHandle())).isFalse();
-        assertThat(queue.stats().depth()).isZero();
+        assertThat(view.stats().depth()).isZero();
         assertThat(receiveNow(10)).isEmpty();
     }
 
@@ -127,7 +133,7 @@ public abstract class LoadQueueContract {
         if (reportsDuplicateEnqueue()) {
             assertThat(second).isFalse();
         }
-        assertThat(queue.stats().depth()).isEqualTo(1);
+        assertThat(view.stats().depth()).isEqualTo(1);
         assertThat(receiveNow(10)).hasSize(1);
     }
 
@@ -202,7 +208,7 @@ public abstract class LoadQueueContract {
         if (uncountsTheRunBehindARelease()) {
             assertThat(again.get(1).receiveCount()).as("m4 never ran").isEqualTo(1);
         }
-        assertThat(queue.stats().depth()).isZero();
+        assertThat(view.stats().depth()).isZero();
     }
 
     @Test
@@ -215,7 +221,7 @@ public abstract class LoadQueueContract {
         assertThat(queue.ack(run.get(0).receiptHandle())).isTrue();
         assertThat(queue.park(run.get(1).receiptHandle(), "unreadable")).isTrue();
 
-        assertThat(queue.parked(10)).extracting(ParkedMessage::messageId).containsExactly("poison");
+        assertThat(deadLetters.parked(10)).extracting(ParkedMessage::messageId).containsExactly("poison");
         assertThat(queue.receive(10, 3, Duration.ZERO)).extracting(ReceivedMessage::messageId).containsExactly("m3");
     }
 
@@ -247,7 +253,7 @@ public abstract class LoadQueueContract {
         int acked = queue.ackAll(handles);
 
         assertThat(acked).as("the one acked before is stale").isEqualTo(2);
-        assertThat(queue.stats().depth()).isEqualTo(3);
+        assertThat(view.stats().depth()).isEqualTo(3);
         List<ReceivedMessage> next = receiveAtLeast(3);
         assertThat(next).extracting(ReceivedMessage::messageId).containsOnly("b");
         assertThat(next).extracting(ReceivedMessage::loadId).containsExactlyInAnyOrderElementsOf(loads);
@@ -290,7 +296,7 @@ public abstract class LoadQueueContract {
             assertThat(m.receiptHandle()).isNotEqualTo(first.receiptHandle());
         });
         assertThat(queue.ack(first.receiptHandle())).as("the first delivery's late ack").isFalse();
-        assertThat(queue.stats().depth()).isEqualTo(2);
+        assertThat(view.stats().depth()).isEqualTo(2);
         assertThat(queue.ack(again.get(0).receiptHandle())).isTrue();
         assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("m2");
     }
@@ -338,7 +344,7 @@ public abstract class LoadQueueContract {
         assertThat(queue.park(poison.receiptHandle(), "cannot decode: payload missing")).isTrue();
         assertThat(queue.park(poison.receiptHandle(), "again")).isFalse();
 
-        assertThat(queue.parked(10)).singleElement().satisfies(p -> {
+        assertThat(deadLetters.parked(10)).singleElement().satisfies(p -> {
             assertThat(p.loadId()).isEqualTo(load);
             assertThat(p.messageId()).isEqualTo("poison");
             assertThat(json(p.body())).isEqualTo(json(message(load, "poison").body()));
@@ -347,7 +353,7 @@ public abstract class LoadQueueContract {
             assertThat(p.reason()).isEqualTo("cannot decode: payload missing");
         });
         assertThat(receiveNow(10)).extracting(ReceivedMessage::messageId).containsExactly("next");
-        assertThat(queue.stats().depth()).isEqualTo(1);
+        assertThat(view.stats().depth()).isEqualTo(1);
     }
 
     @Test
@@ -357,20 +363,20 @@ public abstract class LoadQueueContract {
         queue.park(receiveNow(10).get(0).receiptHandle(), "bad payload");
 
         AuditRecord redrive = new AuditRecord("otto", "load-worker", "queue.redrive", load + "/poison", "{}");
-        assertThat(queue.redrive(load, "no-such-message", redrive)).isEmpty();
-        Optional<Long> audited = queue.redrive(load, "poison", redrive);
+        assertThat(deadLetters.redrive(load, "no-such-message", redrive)).isEmpty();
+        Optional<Long> audited = deadLetters.redrive(load, "poison", redrive);
         assertThat(audited).isPresent();
         assertThat(audits().list(new AuditQuery(null, "otto", 0, 100)))
                 .filteredOn(entry -> entry.target().startsWith(load)).singleElement()
                 .satisfies(entry -> assertThat(entry.id()).isEqualTo(audited.get()));
 
-        assertThat(queue.parked(10)).extracting(ParkedMessage::messageId).doesNotContain("poison");
+        assertThat(deadLetters.parked(10)).extracting(ParkedMessage::messageId).doesNotContain("poison");
         List<ReceivedMessage> again = receiveNow(10);
         assertThat(again).singleElement().satisfies(m -> {
             assertThat(m.messageId()).isEqualTo("poison");
             assertThat(json(m.body())).isEqualTo(json(message(load, "poison").body()));
         });
-        assertThat(queue.redrive(load, "poison", redrive)).as("not parked any more").isEmpty();
+        assertThat(deadLetters.redrive(load, "poison", redrive)).as("not parked any more").isEmpty();
     }
 
     @Test
@@ -390,7 +396,7 @@ public abstract class LoadQueueContract {
         clock.advance(Duration.ofSeconds(30));
         queue.enqueue(message(newLoadId(), "b"));
 
-        QueueStats stats = queue.stats();
+        QueueStats stats = view.stats();
 
         assertThat(stats.depth()).isEqualTo(2);
         if (reportsOldestMessageAge()) {
@@ -449,7 +455,7 @@ public abstract class LoadQueueContract {
         assertThat(processed.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(numbered(perLoad)));
         assertThat(overlaps.get()).as("deliveries of a load that already had one in flight").isZero();
         assertThat(released.get()).as("released messages that had to come back first").isPositive();
-        assertThat(queue.stats().depth()).isZero();
+        assertThat(view.stats().depth()).isZero();
     }
 
     /** Message ids m000, m001, ... in order. */

@@ -1,13 +1,10 @@
 package dev.loadflow.store.queue;
 
-import dev.loadflow.store.audit.AuditInsert;
-import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
-import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -17,12 +14,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -51,7 +44,7 @@ import java.util.UUID;
  * key {@code (load_id, id)} (a walk to the head would visit every entry of the load's messages
  * deleted since the last vacuum); the next delivery looks for the head from that id on, for the
  * same reason. No index is kept on the receipt handle: the handle given out names the load
- * ({@link Handle}), so a group is found by its primary key, and a delivery, which changes no
+ * ({@link PgReceiptHandle}), so a group is found by its primary key, and a delivery, which changes no
  * indexed column of the message, writes no index entry for it.
  */
 public final class PgLoadQueue implements LoadQueue {
@@ -212,22 +205,6 @@ public final class PgLoadQueue implements LoadQueue {
                 SET body = excluded.body, receive_count = excluded.receive_count,
                     parked_at = excluded.parked_at, reason = excluded.reason, acknowledged_at = NULL""";
 
-    /** $1 load, $2 message, then the audit row's ($3 now): written only if it was parked and not acknowledged. */
-    static final String ACKNOWLEDGE_PARKED = """
-            WITH changed AS (
-                UPDATE load_queue_dead SET acknowledged_at = $3
-                WHERE load_id = $1 AND message_id = $2 AND acknowledged_at IS NULL RETURNING load_id),
-            audit AS (""" + AuditInsert.fromCte("changed", "jsonb_build_object('acknowledged', count(*))", 3, true) + """
-            )
-            SELECT id FROM audit""";
-
-    static final String UNPARK = """
-            DELETE FROM load_queue_dead WHERE load_id = $1 AND message_id = $2 RETURNING body::text AS body""";
-
-    static final String PARKED = """
-            SELECT load_id, message_id, body::text AS body, enqueued_at, receive_count, parked_at, reason, acknowledged_at
-            FROM load_queue_dead ORDER BY parked_at DESC, load_id, message_id LIMIT $1""";
-
     /**
      * Frees the group with {@code visible_at} $2; the messages of the run behind the one given
      * back ($4: its id) were not run: their delivery is taken off their receive count (BEHIND), so waiting behind a failing
@@ -251,11 +228,6 @@ public final class PgLoadQueue implements LoadQueue {
               AND (SELECT q.receipt_handle FROM load_queue q WHERE q.load_id = $1 ORDER BY q.id LIMIT 1) = $2""";
 
     static final String EXTEND = "UPDATE load_queue_group SET in_flight_until = $2 WHERE load_id = $3 AND in_flight_handle = $1";
-
-    static final String WAITING = """
-            SELECT load_id, count(*)::int - 1 AS waiting FROM load_queue WHERE load_id = ANY($1) GROUP BY load_id""";
-
-    static final String STATS = "SELECT count(*) AS depth, min(enqueued_at) AS oldest FROM load_queue";
 
     /** How often a long poll looks again when no NOTIFY arrives (a visibility timeout ends silently). */
     private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
@@ -389,7 +361,7 @@ public final class PgLoadQueue implements LoadQueue {
         for (Row row : rows) {
             String loadId = row.getString("load_id");
             received.add(new ReceivedMessage(loadId, row.getString("message_id"),
-                    row.getString("body"), new Handle(row.getUUID("receipt_handle"), row.getLong("id"), loadId).toString(),
+                    row.getString("body"), new PgReceiptHandle(row.getUUID("receipt_handle"), row.getLong("id"), loadId).toString(),
                     row.getInteger("receive_count"), Pg.instant(row, "enqueued_at")));
         }
         return received;
@@ -402,15 +374,15 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public int ackAll(List<String> receiptHandles) {
-        List<Handle> handles = receiptHandles.stream().map(Handle::parse).filter(java.util.Objects::nonNull).toList();
+        List<PgReceiptHandle> handles = receiptHandles.stream().map(PgReceiptHandle::parse).filter(java.util.Objects::nonNull).toList();
         if (handles.isEmpty()) {
             return 0;
         }
         return acked(Pg.await(pool.preparedQuery(ACK_ALL).execute(Tuple.tuple()
-                .addArrayOfUUID(handles.stream().map(Handle::uuid).toArray(UUID[]::new))
+                .addArrayOfUUID(handles.stream().map(PgReceiptHandle::uuid).toArray(UUID[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()))
-                .addArrayOfString(handles.stream().map(Handle::loadId).toArray(String[]::new))
-                .addArrayOfLong(handles.stream().map(Handle::id).toArray(Long[]::new)))));
+                .addArrayOfString(handles.stream().map(PgReceiptHandle::loadId).toArray(String[]::new))
+                .addArrayOfLong(handles.stream().map(PgReceiptHandle::id).toArray(Long[]::new)))));
     }
 
     /**
@@ -431,14 +403,14 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean release(String receiptHandle, Duration delay) {
-        Handle handle = Handle.parse(receiptHandle);
+        PgReceiptHandle handle = PgReceiptHandle.parse(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(RELEASE).execute(Tuple.of(handle.uuid(),
                 Pg.at(clock.instant().plus(delay)), handle.loadId(), handle.id()))).rowCount() == 1;
     }
 
     @Override
     public boolean wake(String loadId, String receiptHandle) {
-        Handle handle = Handle.parse(receiptHandle);
+        PgReceiptHandle handle = PgReceiptHandle.parse(receiptHandle);
         boolean woken = handle != null && Pg.await(pool.preparedQuery(WAKE).execute(Tuple.of(loadId, handle.uuid(),
                 Pg.at(clock.instant())))).rowCount() == 1;
         if (woken) {
@@ -454,101 +426,15 @@ public final class PgLoadQueue implements LoadQueue {
 
     @Override
     public boolean park(String receiptHandle, String reason) {
-        Handle handle = Handle.parse(receiptHandle);
+        PgReceiptHandle handle = PgReceiptHandle.parse(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(PARK)
                 .execute(Tuple.of(handle.uuid(), Pg.at(clock.instant()), reason, handle.loadId(), handle.id())))
                 .rowCount() == 1;
     }
 
-    @Override
-    public List<ParkedMessage> parked(int limit) {
-        List<ParkedMessage> parked = new ArrayList<>();
-        for (Row row : Pg.await(pool.preparedQuery(PARKED).execute(Tuple.of(limit)))) {
-            parked.add(new ParkedMessage(row.getString("load_id"), row.getString("message_id"), row.getString("body"),
-                    Pg.instant(row, "enqueued_at"), row.getInteger("receive_count"), Pg.instant(row, "parked_at"),
-                    row.getString("reason"), Pg.instant(row, "acknowledged_at")));
-        }
-        return parked;
-    }
-
-    @Override
-    public Optional<Long> redrive(String loadId, String messageId, AuditRecord audit) {
-        Instant now = clock.instant();
-        Long auditId = Pg.await(pool.withTransaction(conn -> conn.preparedQuery(UNPARK)
-                .execute(Tuple.of(loadId, messageId))
-                .compose(rows -> rows.size() == 0
-                        ? Future.<Long>succeededFuture(null)
-                        : conn.preparedQuery(ENQUEUE).execute(Tuple.of(loadId, messageId,
-                                        rows.iterator().next().getString("body"), Pg.at(now)))
-                                .compose(queued -> conn.preparedQuery(AuditInsert.INSERT).execute(
-                                        AuditInsert.bind(Tuple.tuple(), audit, now).addString("{\"redriven\": true}")))
-                                .map(inserted -> inserted.iterator().next().getLong("id")))));
-        if (auditId != null) {
-            wakeups.wake(PgNotifications.QUEUE);
-        }
-        return Optional.ofNullable(auditId);
-    }
-
-    @Override
-    public Optional<Long> acknowledgeParked(String loadId, String messageId, AuditRecord audit) {
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(ACKNOWLEDGE_PARKED).execute(
-                AuditInsert.bind(Tuple.of(loadId, messageId), audit, clock.instant())));
-        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong("id"));
-    }
-
-    @Override
-    public Map<String, Integer> waiting(Collection<String> loadIds) {
-        Map<String, Integer> waiting = new LinkedHashMap<>();
-        if (!loadIds.isEmpty()) {
-            Pg.await(pool.preparedQuery(WAITING).execute(Tuple.tuple().addArrayOfString(loadIds.toArray(String[]::new))))
-                    .forEach(row -> waiting.put(row.getString("load_id"), row.getInteger("waiting")));
-        }
-        return waiting;
-    }
-
-    @Override
-    public QueueStats stats() {
-        Row row = Pg.await(pool.preparedQuery(STATS).execute()).iterator().next();
-        return new QueueStats(row.getLong("depth"), Optional.ofNullable(Pg.instant(row, "oldest")));
-    }
-
     private boolean update(String sql, String receiptHandle, Instant at) {
-        Handle handle = Handle.parse(receiptHandle);
+        PgReceiptHandle handle = PgReceiptHandle.parse(receiptHandle);
         return handle != null && Pg.await(pool.preparedQuery(sql).execute(Tuple.of(handle.uuid(), Pg.at(at),
                 handle.loadId()))).rowCount() == 1;
-    }
-
-    /**
-     * A receipt handle here: the delivery's uuid (the run's {@code in_flight_handle}, written on
-     * each of its messages), a slash and the message's id, a colon, and the message's load, so
-     * that the group is found by its primary key and the message by the group's.
-     */
-    record Handle(UUID uuid, long id, String loadId) {
-
-        private static final int UUID_LENGTH = 36;
-
-        /** Null for anything that is no handle of this queue: a stale or foreign handle. */
-        static Handle parse(String receiptHandle) {
-            if (receiptHandle == null || receiptHandle.length() < UUID_LENGTH) {
-                return null;
-            }
-            try {
-                UUID uuid = UUID.fromString(receiptHandle.substring(0, UUID_LENGTH));
-                char next = receiptHandle.length() > UUID_LENGTH ? receiptHandle.charAt(UUID_LENGTH) : 0;
-                int colon = receiptHandle.indexOf(':', UUID_LENGTH + 1);
-                if (next != '/' || colon < 0 || colon == receiptHandle.length() - 1) {
-                    return null;
-                }
-                return new Handle(uuid, Long.parseLong(receiptHandle.substring(UUID_LENGTH + 1, colon)),
-                        receiptHandle.substring(colon + 1));
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
-        }
-
-        @Override
-        public String toString() {
-            return uuid + "/" + id + ":" + loadId;
-        }
     }
 }

@@ -46,7 +46,12 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     static final PgBackend PG = new PgBackend("load_queue");
 
     @Override
-    protected LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
+    protected QueueBackend backend(Clock clock, Duration visibilityTimeout) {
+        return new QueueBackend(loadQueue(clock, visibilityTimeout), new PgDeadLetters(PG.pool(), clock, PG.wakeups()),
+                new PgQueueView(PG.pool()));
+    }
+
+    private LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
         return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups(),
                 PG.database().citus());
     }
@@ -161,7 +166,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         ReceivedMessage[] last = new ReceivedMessage[1];
         long buffers = buffersAfter300AckedMessages(queue, load, () -> {
             last[0] = queue.receive(1, Duration.ZERO).getFirst();
-            PgLoadQueue.Handle handle = PgLoadQueue.Handle.parse(last[0].receiptHandle());
+            PgReceiptHandle handle = PgReceiptHandle.parse(last[0].receiptHandle());
             return Pg.await(PG.pool().preparedQuery(EXPLAIN + PgLoadQueue.ACK_ALL).execute(Tuple.tuple()
                     .addArrayOfUUID(new UUID[]{handle.uuid()}).addOffsetDateTime(Pg.at(clock.instant()))
                     .addArrayOfString(new String[]{load}).addArrayOfLong(new Long[]{handle.id()})));
@@ -323,7 +328,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         assertThat(acked.get()).as("messages delivered and acked within a minute").isEqualTo(total);
         assertThat(delivered).hasSize(loads.size());
         assertThat(delivered.values()).allSatisfy(order -> assertThat(order).containsExactlyElementsOf(numbered(perLoad)));
-        assertThat(queue.stats().depth()).isZero();
+        assertThat(new PgQueueView(PG.pool()).stats().depth()).isZero();
     }
 
     /** How many rows of load_queue_group statements updated, and how many of them in place (HOT). */
