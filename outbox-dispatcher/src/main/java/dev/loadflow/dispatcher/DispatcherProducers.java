@@ -10,6 +10,7 @@ import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.protect.CircuitRecorder;
 import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ChannelSender;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
 import dev.loadflow.dispatcher.send.RestClientTransport;
@@ -34,6 +35,7 @@ import dev.loadflow.service.retention.RetentionConfig;
 import dev.loadflow.service.retention.RetentionHorizons;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -85,7 +87,7 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx) {
+    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx, Instance<ChannelSender> senders) {
         return new ChannelClients(config, switch (config.transport()) {
             // a host's pool is as large as the largest channel's requests in flight
             case "vertx" -> new VertxHttpTransport(vertx, IntStream.of(config.sms().maxConcurrency(),
@@ -100,23 +102,25 @@ public class DispatcherProducers {
             case "jdk" -> new JdkHttpTransport();
             default -> throw new IllegalStateException("loadflow.channels.transport is vertx, rest-client or jdk, got '"
                     + config.transport() + "'");
-        }, clock);
+        }, clock, senders.stream().toList());
     }
 
     @Produces
     @Singleton
-    ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, MeterRegistry registry, Pool pool, Clock clock) {
+    ChannelGuards guards(DispatcherConfig config, ChannelsConfig channels, ChannelClients clients, MeterRegistry registry,
+                         Pool pool, Clock clock) {
+        Map<Channel, ChannelsConfig.Calls> builtIn = Map.of(Channel.SMS, channels.sms(), Channel.HERO, channels.hero(),
+                Channel.SLACK, channels.slack(), Channel.FANOUT, channels.stageWebhooks());
         ChannelGuards guards = new ChannelGuards(config.circuit(), channel -> {
-            ChannelsConfig.Calls calls = switch (channel) {
-                case SMS -> channels.sms();
-                case HERO -> channels.hero();
-                case SLACK -> channels.slack();
-                case FANOUT -> channels.stageWebhooks();
-                case INTERNAL -> throw new IllegalArgumentException("internal actions are applied in the database, not sent");
-            };
-            return new ChannelGuards.Pace(calls.maxConcurrency(), calls.rate());
+            ChannelsConfig.Calls calls = builtIn.get(channel);
+            if (calls != null) {
+                return new ChannelGuards.Pace(calls.maxConcurrency(), calls.rate());
+            }
+            return clients.sender(channel).map(ChannelSender::pace).orElseThrow(() -> new IllegalArgumentException(
+                    channel.wire() + " is not sent by this dispatcher"));
         }, registry, new CircuitRecorder(new PgChannelCircuits(pool), clock), System::nanoTime);
         guards.register(Channel.SMS, Channel.HERO, Channel.SLACK, Channel.FANOUT);
+        guards.register(clients.added().toArray(Channel[]::new));
         return guards;
     }
 
@@ -148,9 +152,12 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     DispatchLoop loop(Outbox outbox, RowDispatcher dispatcher, PgNotifications notifications, Clock clock,
-                      DispatcherConfig config, ChannelGuards guards) {
+                      DispatcherConfig config, ChannelGuards guards, ChannelClients clients) {
+        // a channel with no sender here (an action type added to the workers before this dispatcher has its
+        // sender, during a deploy) is not claimed: its rows wait, and the oldest-pending gauge shows them
         return new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock, config.batchSize(),
-                channel -> channel == Channel.INTERNAL ? config.concurrency() : guards.capacity(channel),
+                channel -> channel == Channel.INTERNAL ? config.concurrency()
+                        : clients.sends(channel) ? guards.capacity(channel) : 0,
                 config.pollInterval(), config.linger());
     }
 }

@@ -34,6 +34,7 @@ public class WireMockChannels implements QuarkusTestResourceLifecycleManager {
                 "loadflow.channels.sms.url", base + "/sms",
                 "loadflow.channels.hero.url", base + "/hero",
                 "loadflow.channels.slack.url", base + "/slack",
+                "example.email.url", base + "/email",
                 // as a Slack incoming webhook: no idempotency key kept, so a lost answer is left to an operator
                 "loadflow.channels.slack.dedupes", "false",
                 "loadflow.channels.stage-webhooks.clients.client-b.secret", CLIENT_B_SECRET,

@@ -12,7 +12,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -43,9 +43,9 @@ public final class DispatchLoop {
     private final Duration pollInterval;
     private final Duration linger;
     private final ToIntFunction<Channel> capacity;
-    private final Map<Channel, AtomicInteger> inHand = new EnumMap<>(Channel.class);
+    private final Map<Channel, AtomicInteger> inHand = new LinkedHashMap<>();
     /** Whether a channel's last claim took all it asked for: due rows of it may still wait for a place. */
-    private final Map<Channel, AtomicBoolean> backlogged = new EnumMap<>(Channel.class);
+    private final Map<Channel, AtomicBoolean> backlogged = new LinkedHashMap<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final Waiter waiter;
     private final ServiceLoop loop;
@@ -94,8 +94,8 @@ public final class DispatchLoop {
      * some channel may have more due rows than it had places for. For the loop and for tests.
      */
     public Claimed dispatchOnce() {
-        Map<Channel, Integer> wanted = new EnumMap<>(Channel.class);
-        Map<Channel, Integer> free = new EnumMap<>(Channel.class);
+        Map<Channel, Integer> wanted = new LinkedHashMap<>();
+        Map<Channel, Integer> free = new LinkedHashMap<>();
         for (Channel channel : Channel.values()) {
             int places = capacity.applyAsInt(channel) - inHand(channel);
             if (places > 0) {
@@ -109,7 +109,7 @@ public final class DispatchLoop {
         Instant claimedAt = clock.instant();
         List<OutboxRow> rows = outbox.pending(wanted, claimedAt);
         dispatcher.claimed(rows, claimedAt);
-        Map<Channel, Integer> got = new EnumMap<>(Channel.class);
+        Map<Channel, Integer> got = new LinkedHashMap<>();
         for (OutboxRow row : rows) {
             got.merge(row.channel(), 1, Integer::sum);
             inHand.get(row.channel()).incrementAndGet();

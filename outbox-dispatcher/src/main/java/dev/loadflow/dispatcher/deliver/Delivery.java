@@ -18,7 +18,8 @@ import java.util.function.Supplier;
 /**
  * Carries out a row's action where it belongs: the external channels behind their guards
  * (circuit and concurrency limit), the stage webhooks likewise, the internal actions in the
- * database. One exhaustive switch: a new action type does not compile until it has a place.
+ * database, an added action type through its channel's {@link dev.loadflow.dispatcher.send.ChannelSender}.
+ * One exhaustive switch: a new built-in action type does not compile until it has a place.
  */
 public final class Delivery {
 
@@ -94,6 +95,8 @@ public final class Delivery {
             case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId(), row.traceparent()));
             case Action.CancelTimer cancel -> new Sent(internal.cancelTimer(cancel));
             case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), key, update));
+            case Action.Extension extension -> guarded(extension.type().channel(), stillHeld,
+                    () -> channels.extension(row, extension));
         };
     }
 

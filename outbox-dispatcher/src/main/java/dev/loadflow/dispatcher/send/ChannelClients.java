@@ -6,12 +6,16 @@ import dev.loadflow.dispatcher.provider.TwilioSms;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.trace.Traces;
+import dev.loadflow.store.outbox.OutboxRow;
 
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The external channels: sends an action as the request the channel protocol (the dispatcher's README) pins for its channel, with
@@ -26,6 +30,11 @@ import java.util.Optional;
  */
 public final class ChannelClients {
 
+    /** The channels loadflow carries itself. */
+    private static final Set<dev.loadflow.model.action.Channel> BUILT_IN = Set.of(dev.loadflow.model.action.Channel.SMS,
+            dev.loadflow.model.action.Channel.HERO, dev.loadflow.model.action.Channel.SLACK,
+            dev.loadflow.model.action.Channel.INTERNAL, dev.loadflow.model.action.Channel.FANOUT);
+
     private final ChannelTransport transport;
     private final Clock clock;
     private final Channel sms;
@@ -35,6 +44,8 @@ public final class ChannelClients {
     private final Optional<SlackWebApi> slackApi;
     /** Slack channels (names without {@code #}) posted to through an incoming webhook of their own. */
     private final Map<String, Channel> slackWebhooks;
+    /** The senders of the channels added to loadflow, by channel. */
+    private final Map<dev.loadflow.model.action.Channel, ChannelSender> senders;
 
     /**
      * A channel's request URL (made once, not per send), or why it has none, its timeout, its
@@ -52,6 +63,21 @@ public final class ChannelClients {
     }
 
     public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock) {
+        this(config, transport, clock, List.of());
+    }
+
+    /** @param senders the senders of added channels, one per channel */
+    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<ChannelSender> senders) {
+        this.senders = new HashMap<>();
+        for (ChannelSender sender : senders) {
+            if (BUILT_IN.contains(sender.channel())) {
+                throw new IllegalArgumentException(sender.getClass().getName() + " sends on built-in channel "
+                        + sender.channel().wire() + ": a sender is for a channel added to loadflow");
+            }
+            if (this.senders.putIfAbsent(sender.channel(), sender) != null) {
+                throw new IllegalArgumentException("two senders for channel " + sender.channel().wire());
+            }
+        }
         this.transport = transport;
         this.clock = clock;
         this.sms = Channel.of("sms", config.sms(), "/messages");
@@ -97,12 +123,42 @@ public final class ChannelClients {
      * endpoint configured with {@code dedupes=false}.
      */
     public boolean dedupes(dev.loadflow.model.action.Channel channel) {
-        return switch (channel) {
-            case SMS -> twilio.isEmpty() && sms.dedupes();
-            case HERO -> hero.dedupes();
-            case SLACK -> slackApi.isEmpty() && slackWebhooks.isEmpty() && slack.dedupes();
-            case FANOUT, INTERNAL -> true;
-        };
+        if (channel == dev.loadflow.model.action.Channel.SMS) {
+            return twilio.isEmpty() && sms.dedupes();
+        }
+        if (channel == dev.loadflow.model.action.Channel.HERO) {
+            return hero.dedupes();
+        }
+        if (channel == dev.loadflow.model.action.Channel.SLACK) {
+            return slackApi.isEmpty() && slackWebhooks.isEmpty() && slack.dedupes();
+        }
+        ChannelSender sender = senders.get(channel);
+        return sender == null || sender.dedupes();
+    }
+
+    /** Whether this dispatcher sends rows of {@code channel}: a built-in channel, or an added one with its sender here. */
+    public boolean sends(dev.loadflow.model.action.Channel channel) {
+        return BUILT_IN.contains(channel) || senders.containsKey(channel);
+    }
+
+    /** The channels added to loadflow that this dispatcher can send on. */
+    public Set<dev.loadflow.model.action.Channel> added() {
+        return Set.copyOf(senders.keySet());
+    }
+
+    /** The sender of an added channel: its pace. */
+    public Optional<ChannelSender> sender(dev.loadflow.model.action.Channel channel) {
+        return Optional.ofNullable(senders.get(channel));
+    }
+
+    /** Sends an action of an added channel through its sender; with none, the row is parked with the reason. */
+    public SendResult extension(OutboxRow row, Action.Extension action) {
+        ChannelSender sender = senders.get(action.type().channel());
+        if (sender == null) {
+            return new SendResult.Permanent("no ChannelSender for channel " + action.type().channel().wire()
+                    + " in this dispatcher");
+        }
+        return sender.send(row, action, this);
     }
 
     public SendResult sms(String outboxId, Action.SendSms message) {

@@ -13,10 +13,13 @@ import java.util.Objects;
  * One effect a decision asks for. Actions are data: the decision commits them as outbox rows,
  * and the dispatcher carries them out. Every action has a deterministic {@link ActionKey},
  * built from its subject (an ask id, or {@code evt:{eventId}}), its attempt and its type.
+ *
+ * <p>The records below are the built-in actions; an action type added to loadflow is a record
+ * implementing {@link Extension}, with its {@link ActionKind} registered.
  */
 public sealed interface Action
         permits Action.SendSms, Action.CreateHeroTask, Action.PostHeroSlack,
-        Action.SetTimer, Action.CancelTimer, Action.UpdateStage, Action.StageChanged {
+        Action.SetTimer, Action.CancelTimer, Action.UpdateStage, Action.StageChanged, Action.Extension {
 
     ActionType type();
 
@@ -169,5 +172,12 @@ public sealed interface Action
         public ActionType type() {
             return ActionType.STAGE_CHANGED;
         }
+    }
+
+    /**
+     * An action of a type added to loadflow: a record of its own, with an {@link ActionKind}
+     * registered for its {@link #type()}. The dispatcher sends it through its channel's sender.
+     */
+    non-sealed interface Extension extends Action {
     }
 }

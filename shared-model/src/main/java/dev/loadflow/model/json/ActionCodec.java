@@ -3,6 +3,8 @@ package dev.loadflow.model.json;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.ActionKind;
+import dev.loadflow.model.action.ActionKinds;
 import dev.loadflow.model.action.ActionType;
 import dev.loadflow.model.action.Urgency;
 import dev.loadflow.model.id.AskId;
@@ -40,8 +42,21 @@ public final class ActionCodec {
                 changed.webhooks().forEach(url -> json.withArray("webhooks").add(url.toString()));
                 EventCodec.putIfSet(json, "clientId", changed.clientId());
             }
+            case Action.Extension extension -> write(kindOf(extension.type()), extension, json);
         }
         return json;
+    }
+
+    private static ActionKind<?> kindOf(ActionType type) {
+        ActionKind<?> kind = ActionKinds.of(type);
+        if (kind == null) {
+            throw new IllegalArgumentException("no ActionKind is registered for action type '" + type.wire() + "'");
+        }
+        return kind;
+    }
+
+    private static <A extends Action.Extension> void write(ActionKind<A> kind, Action.Extension action, ObjectNode json) {
+        kind.write(kind.javaType().cast(action), json);
     }
 
     public static Action decode(JsonNode node) {
@@ -55,16 +70,21 @@ public final class ActionCodec {
         String subject = r.text("subject");
         int attempt = r.integer("attempt");
         try {
-            return switch (type) {
-                case SEND_SMS -> new Action.SendSms(AskId.parse(subject), attempt, r.text("to"), r.anyText("text"));
-                case CREATE_HERO_TASK -> new Action.CreateHeroTask(subject, attempt, r.text("title"),
+            ActionKind<?> kind = ActionKinds.of(type);
+            if (kind != null) {
+                return kind.read(subject, attempt, r);
+            }
+            return switch (type.wire()) {
+                case "send_sms" -> new Action.SendSms(AskId.parse(subject), attempt, r.text("to"), r.anyText("text"));
+                case "create_hero_task" -> new Action.CreateHeroTask(subject, attempt, r.text("title"),
                         Urgency.fromWire(r.text("urgency")), r.anyText("body"));
-                case POST_HERO_SLACK -> new Action.PostHeroSlack(subject, attempt, r.text("channel"), r.anyText("text"));
-                case SET_TIMER -> new Action.SetTimer(TimerId.parse(r.text("timerId")), r.instant("fireAt"));
-                case CANCEL_TIMER -> new Action.CancelTimer(TimerId.parse(r.text("timerId")));
-                case UPDATE_STAGE -> new Action.UpdateStage(subject, attempt, r.text("stage"));
-                case STAGE_CHANGED -> new Action.StageChanged(subject, attempt, r.text("stage"), r.instant("at"),
+                case "post_hero_slack" -> new Action.PostHeroSlack(subject, attempt, r.text("channel"), r.anyText("text"));
+                case "set_timer" -> new Action.SetTimer(TimerId.parse(r.text("timerId")), r.instant("fireAt"));
+                case "cancel_timer" -> new Action.CancelTimer(TimerId.parse(r.text("timerId")));
+                case "update_stage" -> new Action.UpdateStage(subject, attempt, r.text("stage"));
+                case "stage_changed" -> new Action.StageChanged(subject, attempt, r.text("stage"), r.instant("at"),
                         webhooks(r), r.optionalText("clientId"));
+                default -> throw new IllegalArgumentException("no ActionKind is registered for action type '" + type.wire() + "'");
             };
         } catch (IllegalArgumentException e) {
             throw new InvalidJsonException("$", e.getMessage());

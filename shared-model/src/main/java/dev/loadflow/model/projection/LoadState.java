@@ -164,6 +164,8 @@ public record LoadState(String loadId, long version, String clientId, String dri
                     case Action.CreateHeroTask task -> { }
                     case Action.PostHeroSlack post -> { }
                     case Action.StageChanged changed -> { }
+                    // an added action type changes no ask or stage of the built-in projection
+                    case Action.Extension extension -> { }
                 }
             }
             for (String askId : decision.closedAsks()) {

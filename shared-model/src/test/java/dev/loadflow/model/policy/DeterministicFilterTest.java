@@ -1,6 +1,7 @@
 package dev.loadflow.model.policy;
 
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.ActionType;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
@@ -67,7 +68,7 @@ class DeterministicFilterTest {
     private void openAsk() {
         process(event("assign_1", new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched")));
         DecisionRecorded opened = process(event("ping_0700", new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6)));
-        assertThat(opened.actions()).extracting(Action::type).extracting(Enum::name).containsExactly("SEND_SMS", "SET_TIMER");
+        assertThat(opened.actions()).extracting(Action::type).extracting(ActionType::name).containsExactly("SEND_SMS", "SET_TIMER");
         assertThat(((Action.SetTimer) opened.actions().get(1)).fireAt()).isEqualTo(T.plus(Duration.ofMinutes(30)));
         assertThat(((Action.SendSms) opened.actions().get(0)).text()).isEqualTo("ETA for 481207? (attempt 1)");
     }

@@ -16,7 +16,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -420,7 +420,7 @@ public final class PgOutbox implements Outbox {
 
     @Override
     public Map<Channel, Instant> oldestPendingByChannel() {
-        Map<Channel, Instant> oldest = new EnumMap<>(Channel.class);
+        Map<Channel, Instant> oldest = new HashMap<>();
         for (Row row : Pg.await(pool.preparedQuery(OLDEST_PENDING).execute())) {
             oldest.put(Channel.fromWire(row.getString("channel")), Pg.instant(row, "oldest"));
         }
