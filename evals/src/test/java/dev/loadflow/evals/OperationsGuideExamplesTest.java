@@ -69,6 +69,21 @@ class OperationsGuideExamplesTest {
                 .doesNotContain("HTTP/1.1 202").contains("HTTP/1.1 200");
     }
 
+    @Test
+    void theGuidesBackupRestoresIntoADatabaseOfItsOwnWithTheLoadsWholeLog() throws Exception {
+        assertThat(examples).containsKeys("ingest-by-hand", "backup-and-restore");
+        run(examples.get("ingest-by-hand"));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM event_log WHERE load_id = '500001'") >= 4);
+        long live = stack.count("SELECT count(*) FROM event_log WHERE load_id = '500001'");
+
+        String restored = run(examples.get("backup-and-restore"));
+
+        assertThat(restored.strip().lines().reduce((first, last) -> last))
+                .as("the restored database's count of the load's log entries:%n%s", restored)
+                .hasValueSatisfying(count -> assertThat(Long.parseLong(count.strip())).isGreaterThanOrEqualTo(live));
+    }
+
     /** The marked bash blocks of the guide, by name. */
     private static Map<String, String> examples(Path guide) throws IOException {
         Map<String, String> found = new LinkedHashMap<>();
@@ -86,6 +101,7 @@ class OperationsGuideExamplesTest {
         bash.environment().put("INGEST_TOKEN", stack.ingestToken());
         bash.environment().put("VIEWER", stack.viewer());
         bash.environment().put("OPERATOR", stack.operator());
+        bash.environment().put("DATABASE_URL", stack.databaseUrl());
         Process process = bash.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -14,6 +14,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -197,6 +198,17 @@ public final class LocalRun {
     /** The port a service listens on here that listens on {@code localPort} in the local run (8081 → 8081 + offset). */
     public int portOf(int localPort) {
         return port(localPort);
+    }
+
+    /**
+     * The run's database as a libpq URL, for {@code psql}, {@code pg_dump} and {@code pg_restore};
+     * on a Citus coordinator, its database with the run's schema first on the search path.
+     */
+    public String databaseUrl() {
+        String url = "postgresql://" + URLEncoder.encode(dbUser, StandardCharsets.UTF_8)
+                + (dbPassword.isEmpty() ? "" : ":" + URLEncoder.encode(dbPassword, StandardCharsets.UTF_8))
+                + "@" + jdbcUrl.substring("jdbc:postgresql://".length());
+        return schema == null ? url : url.replace("?currentSchema=" + schema, "?options=-csearch_path%3D" + schema);
     }
 
     /** A JWT of {@code local-operator} (loadflow-operator). */
@@ -684,6 +696,7 @@ public final class LocalRun {
                   export INGEST_TOKEN=%s
                   export VIEWER=%s
                   export OPERATOR=%s
+                  export DATABASE_URL=%s
                 Try them:
                   curl -s -H "Authorization: Bearer $INGEST_TOKEN" -H 'content-type: application/json' localhost:8081/loads/%s/events \\
                        -d '{"eventId":"ping_0800","type":"LocationPing","occurredAt":"2026-11-30T08:00:00Z","payload":{"risk":"low","lat":41.9,"lon":-87.6}}'
@@ -693,7 +706,7 @@ public final class LocalRun {
                   curl -s -H "Authorization: Bearer $VIEWER" localhost:8081/admin/loads/held | jq .
                   curl -s localhost:9082/q/metrics | grep loadflow_outbox_sends_total
                 The break-glass token is %s.
-                """, ingestToken, viewer, operator, LOAD, LOAD, LOAD, adminToken);
+                """, ingestToken, viewer, operator, databaseUrl(), LOAD, LOAD, LOAD, adminToken);
     }
 
     private String jwt(String subject, String group) {
