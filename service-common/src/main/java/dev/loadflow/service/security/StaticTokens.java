@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,7 +39,7 @@ public class StaticTokens {
     }
 
     private static final Set<EventType> INGESTIBLE =
-            Arrays.stream(EventType.values()).filter(EventType::ingestible).collect(Collectors.toCollection(() -> EnumSet.noneOf(EventType.class)));
+            Arrays.stream(EventType.values()).filter(EventType::ingestible).collect(Collectors.toCollection(LinkedHashSet::new));
 
     private final List<Entry> entries = new ArrayList<>();
 
@@ -77,7 +77,7 @@ public class StaticTokens {
     }
 
     private static Set<EventType> eventTypes(String source, Set<String> names) {
-        Set<EventType> types = EnumSet.noneOf(EventType.class);
+        Set<EventType> types = new LinkedHashSet<>();
         for (String name : names) {
             EventType type = EventType.fromWire(name.trim()).filter(EventType::ingestible).orElseThrow(() ->
                     new IllegalArgumentException("loadflow.ingest.sources." + source + ".event-types: '" + name

@@ -2,11 +2,12 @@ package dev.loadflow.model.event;
 
 /**
  * The type-specific part of an inbound event. Exhaustive: a {@code switch} over it needs no
- * default, so adding a type shows every place that must handle it.
+ * default, so adding a built-in type shows every place that must handle it. A type added to
+ * loadflow without changing it is an {@link Extension} with its {@link EventKind}.
  */
 public sealed interface EventPayload
         permits EventPayload.LoadAssigned, EventPayload.LocationPing, EventPayload.InboundSms,
-        EventPayload.TimerFired, EventPayload.ActionOutcome {
+        EventPayload.TimerFired, EventPayload.ActionOutcome, EventPayload.Extension {
 
     EventType type();
 
@@ -53,5 +54,13 @@ public sealed interface EventPayload
         public EventType type() {
             return EventType.ACTION_OUTCOME;
         }
+    }
+
+    /**
+     * The payload of an event type added to loadflow: a record of its own, with an
+     * {@link EventKind} registered for its {@link #type()}. It changes no field of the built-in
+     * projection; the SOP decides nothing on it.
+     */
+    non-sealed interface Extension extends EventPayload {
     }
 }

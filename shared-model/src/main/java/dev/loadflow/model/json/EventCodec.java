@@ -2,6 +2,8 @@ package dev.loadflow.model.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.model.event.EventKind;
+import dev.loadflow.model.event.EventKinds;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.EventType;
 import dev.loadflow.model.event.InboundEvent;
@@ -117,8 +119,13 @@ public final class EventCodec {
 
     /** @param strict whether a field the payload does not have is refused (ingest) or passed over (stored envelopes) */
     private static EventPayload payload(EventType type, JsonReader p, boolean strict) {
-        return switch (type) {
-            case LOAD_ASSIGNED -> {
+        EventKind<?> kind = EventKinds.of(type);
+        if (kind != null) {
+            allowOnly(p, kind.fields(), strict);
+            return kind.read(p);
+        }
+        return switch (type.wire()) {
+            case "LoadAssigned" -> {
                 allowOnly(p, Set.of("clientId", "driverPhone", "stage"), strict);
                 String clientId = p.text("clientId");
                 if (!CLIENT_ID.matcher(clientId).matches()) {
@@ -126,7 +133,7 @@ public final class EventCodec {
                 }
                 yield new EventPayload.LoadAssigned(clientId, phone(p, "driverPhone"), p.text("stage", MAX_STAGE));
             }
-            case LOCATION_PING -> {
+            case "LocationPing" -> {
                 allowOnly(p, Set.of("risk", "lat", "lon"), strict);
                 String risk = p.text("risk");
                 yield new EventPayload.LocationPing(
@@ -134,11 +141,11 @@ public final class EventCodec {
                                 "must be one of high, medium, low; got '" + risk + "'")),
                         p.number("lat", -90, 90), p.number("lon", -180, 180));
             }
-            case INBOUND_SMS -> {
+            case "InboundSms" -> {
                 allowOnly(p, Set.of("from", "text"), strict);
                 yield new EventPayload.InboundSms(phone(p, "from"), p.anyText("text", MAX_SMS_TEXT));
             }
-            case TIMER_FIRED -> {
+            case "TimerFired" -> {
                 allowOnly(p, Set.of("timerId", "askId", "attempt", "fireAt"), strict);
                 String timerId = p.text("timerId");
                 try {
@@ -148,7 +155,7 @@ public final class EventCodec {
                 }
                 yield new EventPayload.TimerFired(timerId, p.text("askId"), p.integer("attempt"), p.instant("fireAt"));
             }
-            case ACTION_OUTCOME -> {
+            case "ActionOutcome" -> {
                 allowOnly(p, Set.of("outboxId", "actionType", "status", "receipt", "failure", "heroChannel"), strict);
                 String status = p.text("status");
                 yield new EventPayload.ActionOutcome(p.text("outboxId"), p.text("actionType"),
@@ -158,6 +165,7 @@ public final class EventCodec {
                         p.has("failure") ? p.anyText("failure") : null,
                         p.has("heroChannel") && p.bool("heroChannel"));
             }
+            default -> throw new InvalidJsonException("type", "no EventKind is registered for event type '" + type.wire() + "'");
         };
     }
 
@@ -190,8 +198,17 @@ public final class EventCodec {
                 putIfSet(json, "failure", o.failure());
                 json.put("heroChannel", o.heroChannel());
             }
+            case EventPayload.Extension extension -> write(EventKinds.of(extension.type()), extension, json);
         }
         return json;
+    }
+
+    private static <P extends EventPayload.Extension> void write(EventKind<P> kind, EventPayload.Extension payload,
+                                                                  ObjectNode json) {
+        if (kind == null) {
+            throw new IllegalArgumentException("no EventKind is registered for event type '" + payload.type().wire() + "'");
+        }
+        kind.write(kind.javaType().cast(payload), json);
     }
 
     static void putIfSet(ObjectNode json, String name, String value) {

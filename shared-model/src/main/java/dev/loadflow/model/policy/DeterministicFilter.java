@@ -33,6 +33,7 @@ public final class DeterministicFilter {
             case EventPayload.LoadAssigned assigned -> Optional.empty();
             case EventPayload.LocationPing ping -> Optional.empty();
             case EventPayload.InboundSms sms -> Optional.empty();
+            case EventPayload.Extension extension -> Optional.empty();
         };
     }
 

@@ -55,6 +55,7 @@ public final class SopPolicy implements DecisionPolicy {
             case EventPayload.TimerFired fired -> onTimer(fired, state, now);
             case EventPayload.InboundSms sms -> fromStranger(sms, state) ? onStrangerSms(event, sms, state) : onDriverSms(sms, state);
             case EventPayload.ActionOutcome outcome -> onFailedOutcome(outcome, state);
+            case EventPayload.Extension extension -> Decision.noop("the SOP has no rule for " + extension.type().wire());
         };
     }
 

@@ -145,6 +145,8 @@ public record LoadState(String loadId, long version, String clientId, String dri
                 case EventPayload.LocationPing ping -> { }
                 case EventPayload.InboundSms sms -> { }
                 case EventPayload.TimerFired fired -> { }
+                // an added event type is processed and changes nothing else here
+                case EventPayload.Extension extension -> { }
             }
         }
 
