@@ -56,8 +56,8 @@ public class ConsoleProducers {
 
     @Produces
     @Singleton
-    PgLoadDirectory loadDirectory(Pool pool) {
-        return new PgLoadDirectory(pool);
+    PgLoadDirectory loadDirectory(PgStores stores) {
+        return stores.loadDirectory();
     }
 
     @Produces

@@ -6,6 +6,7 @@ import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.PgHeldLoads;
+import dev.loadflow.store.overview.PgLoadDirectory;
 import dev.loadflow.store.queue.PgDeadLetters;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.queue.PgQueueView;
@@ -67,6 +68,11 @@ public final class PgStores {
     /** The queue in its three roles: {@link #queue}, its dead letters and its read-only view. */
     public QueueBackend queueBackend(Duration visibilityTimeout, WakeupSignal wakeup) {
         return new QueueBackend(queue(visibilityTimeout, wakeup), new PgDeadLetters(pool, clock, wakeups), new PgQueueView(pool));
+    }
+
+    /** The console's search for loads. */
+    public PgLoadDirectory loadDirectory() {
+        return new PgLoadDirectory(pool, distributed);
     }
 
     public PgOpsAlerts opsAlerts() {
