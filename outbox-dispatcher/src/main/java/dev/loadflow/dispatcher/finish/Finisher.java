@@ -21,7 +21,6 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -296,7 +295,6 @@ public final class Finisher {
 
     /** Every action but an SMS pages on-call when it dies, never a Hero (an unreadable row included). */
     private static boolean alertsOps(OutboxRow row) {
-        return Arrays.stream(ActionType.values())
-                .noneMatch(t -> t.wire().equals(row.actionType()) && !t.alertsOpsOnFailure());
+        return ActionType.find(row.actionType()).map(ActionType::alertsOpsOnFailure).orElse(true);
     }
 }

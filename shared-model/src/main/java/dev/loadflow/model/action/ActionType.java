@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
@@ -17,6 +18,8 @@ public final class ActionType {
 
     private static final Pattern WIRE = Pattern.compile("[a-z][a-z0-9_]{0,47}");
     private static final Map<String, ActionType> BY_WIRE = new ConcurrentHashMap<>();
+    /** {@link #values()} as last sorted; made again when a type was registered since. */
+    private static volatile ActionType[] values;
 
     public static final ActionType SEND_SMS = register("send_sms", Channel.SMS, false);
     public static final ActionType CREATE_HERO_TASK = register("create_hero_task", Channel.HERO, true);
@@ -83,16 +86,22 @@ public final class ActionType {
     /** Every action type: the built-in ones and those of the registered {@link ActionKind}s, in name order. */
     public static ActionType[] values() {
         ActionKinds.all();
-        return BY_WIRE.values().stream().sorted((a, b) -> a.wire.compareTo(b.wire)).toArray(ActionType[]::new);
+        ActionType[] sorted = values;
+        if (sorted == null || sorted.length != BY_WIRE.size()) {
+            sorted = BY_WIRE.values().stream().sorted((a, b) -> a.wire.compareTo(b.wire)).toArray(ActionType[]::new);
+            values = sorted;
+        }
+        return sorted.clone();
     }
 
     public static ActionType fromWire(String wire) {
+        return find(wire).orElseThrow(() -> new IllegalArgumentException("unknown action type '" + wire + "'"));
+    }
+
+    /** The action type named {@code wire}, if there is one. */
+    public static Optional<ActionType> find(String wire) {
         ActionKinds.all();
-        ActionType type = BY_WIRE.get(wire);
-        if (type == null) {
-            throw new IllegalArgumentException("unknown action type '" + wire + "'");
-        }
-        return type;
+        return Optional.ofNullable(wire == null ? null : BY_WIRE.get(wire));
     }
 
     @Override

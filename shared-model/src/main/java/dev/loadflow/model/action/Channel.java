@@ -16,6 +16,8 @@ public final class Channel {
 
     private static final Pattern WIRE = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
     private static final Map<String, Channel> BY_WIRE = new ConcurrentHashMap<>();
+    /** {@link #values()} as last sorted; made again when a channel was registered since. */
+    private static volatile Channel[] values;
 
     /** The SMS service: messages to drivers, external people. */
     public static final Channel SMS = register("sms");
@@ -58,7 +60,12 @@ public final class Channel {
     /** Every channel: the built-in ones and those of the registered {@link ActionKind}s, in name order. */
     public static Channel[] values() {
         ActionKinds.all();
-        return BY_WIRE.values().stream().sorted((a, b) -> a.wire.compareTo(b.wire)).toArray(Channel[]::new);
+        Channel[] sorted = values;
+        if (sorted == null || sorted.length != BY_WIRE.size()) {
+            sorted = BY_WIRE.values().stream().sorted((a, b) -> a.wire.compareTo(b.wire)).toArray(Channel[]::new);
+            values = sorted;
+        }
+        return sorted.clone();
     }
 
     /** The channel named {@code wire} in {@code outbox.channel}. */

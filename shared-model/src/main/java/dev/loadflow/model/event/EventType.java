@@ -18,6 +18,8 @@ public final class EventType {
 
     private static final Pattern WIRE = Pattern.compile("[A-Z][A-Za-z0-9]{0,47}");
     private static final Map<String, EventType> BY_WIRE = new ConcurrentHashMap<>();
+    /** {@link #values()} as last sorted; made again when a type was registered since. */
+    private static volatile EventType[] values;
 
     public static final EventType LOAD_ASSIGNED = register("LoadAssigned", true);
     public static final EventType LOCATION_PING = register("LocationPing", true);
@@ -71,7 +73,12 @@ public final class EventType {
     /** Every event type: the built-in ones and those of the registered {@link EventKind}s, in name order. */
     public static EventType[] values() {
         EventKinds.all();
-        return BY_WIRE.values().stream().sorted((a, b) -> a.wire.compareTo(b.wire)).toArray(EventType[]::new);
+        EventType[] sorted = values;
+        if (sorted == null || sorted.length != BY_WIRE.size()) {
+            sorted = BY_WIRE.values().stream().sorted((a, b) -> a.wire.compareTo(b.wire)).toArray(EventType[]::new);
+            values = sorted;
+        }
+        return sorted.clone();
     }
 
     public static Optional<EventType> fromWire(String wire) {

@@ -6,7 +6,6 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.projection.LoadState;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -41,8 +40,7 @@ public final class DeterministicFilter {
         if (outcome.status() == OutcomeStatus.DELIVERED) {
             return Optional.of("delivered: " + outcome.outboxId());
         }
-        boolean external = Arrays.stream(ActionType.values())
-                .anyMatch(t -> t.wire().equals(outcome.actionType()) && !t.alertsOpsOnFailure());
+        boolean external = ActionType.find(outcome.actionType()).filter(t -> !t.alertsOpsOnFailure()).isPresent();
         if (outcome.heroChannel() || !external) {
             return Optional.of("failed " + outcome.actionType() + " is a Hero-channel or internal failure: "
                     + "the dispatcher raised an OpsAlert (" + outcome.outboxId() + ")");
