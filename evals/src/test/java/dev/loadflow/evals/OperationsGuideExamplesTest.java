@@ -84,6 +84,31 @@ class OperationsGuideExamplesTest {
                 .hasValueSatisfying(count -> assertThat(Long.parseLong(count.strip())).isGreaterThanOrEqualTo(live));
     }
 
+    @Test
+    void theGuidesReplayDryRunFindsAnSmsTheChannelRefusedAndChangesNothing() throws Exception {
+        assertThat(examples).containsKeys("replay-dry-run");
+        stack.simulator().failNext("sms", 400, 1);
+        String refused = """
+                curl -s localhost:8081/loads/500002/events -H "Authorization: Bearer $INGEST_TOKEN" \
+                  -H 'content-type: application/json' -d '{"eventId":"assign_1","type":"LoadAssigned",
+                  "occurredAt":"2026-11-30T06:55:00Z","payload":{"clientId":"client-a","driverPhone":"+15550112","stage":"dispatched"}}'
+                curl -s localhost:8081/loads/500002/events -H "Authorization: Bearer $INGEST_TOKEN" \
+                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
+                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
+                """;
+        run(refused);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND channel = 'sms'") >= 1);
+        long dead = stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND channel = 'sms'");
+
+        String answer = run(examples.get("replay-dry-run"));
+
+        assertThat(answer).as("the dead row and why it died:%n%s", answer).contains("/send_sms\"").contains("400");
+        assertThat(answer).as("the dry run counts it:%n%s", answer).contains("\"matched\":" + dead);
+        assertThat(stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND channel = 'sms'"))
+                .as("a dry run changes nothing").isEqualTo(dead);
+    }
+
     /** The marked bash blocks of the guide, by name. */
     private static Map<String, String> examples(Path guide) throws IOException {
         Map<String, String> found = new LinkedHashMap<>();
