@@ -287,6 +287,15 @@ public final class PgOutbox implements Outbox {
         return UUID.randomUUID().toString();
     }
 
+    /**
+     * A row's channel, by its name: one this process has no {@code ActionKind} for (added only to
+     * the workers, or by a later release) still reads, so the rows it cannot send are listed and
+     * aged, never a failed read.
+     */
+    private static Channel channelOf(Row row) {
+        return Channel.register(row.getString("channel"));
+    }
+
     /** The load an outbox id names ({@link dev.loadflow.model.id.ActionKey}: its first segment); none if it names none. */
     public static String loadOf(String outboxId) {
         int slash = outboxId.indexOf('/');
@@ -422,7 +431,7 @@ public final class PgOutbox implements Outbox {
     public Map<Channel, Instant> oldestPendingByChannel() {
         Map<Channel, Instant> oldest = new HashMap<>();
         for (Row row : Pg.await(pool.preparedQuery(OLDEST_PENDING).execute())) {
-            oldest.put(Channel.fromWire(row.getString("channel")), Pg.instant(row, "oldest"));
+            oldest.put(channelOf(row), Pg.instant(row, "oldest"));
         }
         return oldest;
     }
@@ -494,7 +503,7 @@ public final class PgOutbox implements Outbox {
         List<OutboxRow> result = new ArrayList<>(rows.size());
         for (Row row : rows) {
             result.add(new OutboxRow(row.getString("outbox_id"), row.getString("load_id"), row.getString("action_type"),
-                    Channel.fromWire(row.getString("channel")), row.getString("payload"), OutboxStatus.fromWire(row.getString("status")),
+                    channelOf(row), row.getString("payload"), OutboxStatus.fromWire(row.getString("status")),
                     row.getInteger("attempts"), Pg.instant(row, "available_at"), Pg.instant(row, "first_attempt_at"),
                     row.getUUID("claim_token"), Pg.instant(row, "claimed_until"), row.getString("last_failure"),
                     row.getString("receipt"), Pg.instant(row, "dispatched_at"), Pg.instant(row, "dead_at"),

@@ -7,6 +7,8 @@ import dev.loadflow.store.eventlog.PgEventStore;
 import dev.loadflow.testing.PgBackend;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.store.pg.Pg;
+import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -61,5 +63,24 @@ class PgOutboxContractTest extends OutboxContract {
 
         assertThat(PG.database().rows("SELECT load_id FROM outbox_failure WHERE outbox_id = ?", sms))
                 .singleElement().satisfies(failure -> assertThat(failure).containsEntry("load_id", load));
+    }
+
+    /**
+     * A row of a channel this process has no kind for (added only to the workers, or by a later
+     * release) is read and aged like any other, not a failed read of every row.
+     */
+    @Test
+    void aRowOfAChannelThisProcessDoesNotKnowIsReadAndAged() {
+        String load = newLoadId();
+        InboundEvent ping = ping(load, "ping_0700", T0);
+        List<Action> actions = etaAsk(ping, T0);
+        eventStore(clock).append(load, List.of(ping, decision(ping, T0, actions)), 0, outboxRows(load, actions, T0, ping.eventId()));
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        Pg.await(PG.pool().preparedQuery("UPDATE outbox SET channel = 'telex' WHERE load_id = $1 AND outbox_id = $2")
+                .execute(Tuple.of(load, sms)));
+        Outbox outbox = outbox(clock, LEASE);
+
+        assertThat(outbox.find(sms).orElseThrow().channel().wire()).isEqualTo("telex");
+        assertThat(outbox.oldestPendingByChannel()).extractingFromEntries(e -> e.getKey().wire()).contains("telex");
     }
 }
