@@ -3,6 +3,7 @@ package dev.loadflow.store.outbox;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.audit.AuditInsert;
 import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -226,34 +228,18 @@ public final class PgOutbox implements Outbox {
                 SELECT outbox_id FROM outbox WHERE status = 'dispatched' AND dispatched_at < $1 LIMIT $2)""";
 
     /**
-     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). A
-     * claim cannot lock rows of many shards, so the due rows are chosen first (each shard's
-     * oldest, merged) and claimed by an update that checks again, under the row's lock, that they
-     * are still due: a row is still claimed once, two dispatchers may only find fewer. Each
-     * channel is claimed by a statement of its own. A failure is found by its row's load too (on
-     * plain PostgreSQL failures written before V30 name none).
+     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). Citus
+     * locks no rows of many shards in one statement, so a claim goes a node at a time
+     * ({@link CitusNodes}): {@code loadflow_claim_outbox}, which the schema's callback distributes
+     * by its probe, runs on the node that holds the probe's shard and claims from that node's
+     * shards one by one, with {@code FOR UPDATE SKIP LOCKED} inside each, as on one PostgreSQL:
+     * two dispatchers never pick the same rows. Each channel gets its own number ($4, $5: NULL
+     * for any channel). A failure is found by its row's load too (on plain PostgreSQL failures
+     * written before V30 name none).
      */
     static final class OnCitus {
 
-        /** The token of each row: Citus refuses a volatile function here, so it is made from the claim's nonce ($%d). */
-        private static final String CLAIM_SET = """
-                UPDATE outbox SET claim_token = md5($%d || outbox_id)::uuid, claimed_until = $2, available_at = $2,
-                                  attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
-                """;
-
-        static final String CLAIM = CLAIM_SET.formatted(4) + """
-                WHERE (load_id, outbox_id) IN (SELECT load_id, outbox_id FROM outbox
-                                               WHERE status = 'pending' AND available_at <= $1
-                                               ORDER BY available_at LIMIT $3)
-                  AND status = 'pending' AND available_at <= $1
-                RETURNING\s""" + COLUMNS;
-
-        static final String CLAIM_CHANNEL = CLAIM_SET.formatted(5) + """
-                WHERE (load_id, outbox_id) IN (SELECT load_id, outbox_id FROM outbox
-                                               WHERE status = 'pending' AND channel = $3 AND available_at <= $1
-                                               ORDER BY available_at LIMIT $4)
-                  AND status = 'pending' AND available_at <= $1
-                RETURNING\s""" + COLUMNS;
+        static final String CLAIM = "SELECT " + COLUMNS + " FROM loadflow_claim_outbox($1, $2, $3, $4, $5)";
 
         static final String FAILURES = PgOutbox.FAILURES.replace("WHERE outbox_id = $1", "WHERE outbox_id = $1 AND load_id = $2");
 
@@ -265,6 +251,7 @@ public final class PgOutbox implements Outbox {
     private final Clock clock;
     private final Duration lease;
     private final boolean distributed;
+    private final CitusNodes nodes;
 
     /** @param lease how long a claim holds a row (90 s by default: well above a send's timeout) */
     public PgOutbox(Pool pool, Clock clock, Duration lease) {
@@ -280,11 +267,7 @@ public final class PgOutbox implements Outbox {
         this.clock = clock;
         this.lease = lease;
         this.distributed = distributed;
-    }
-
-    /** A claim's nonce on Citus, from which its rows' tokens are made: as random as the tokens it stands for. */
-    private static String nonce() {
-        return UUID.randomUUID().toString();
+        this.nodes = distributed ? new CitusNodes(pool, "outbox", clock, CitusNodes.REFRESH) : null;
     }
 
     /**
@@ -304,10 +287,8 @@ public final class PgOutbox implements Outbox {
 
     @Override
     public List<OutboxRow> pending(int limit, Instant now) {
-        Tuple params = Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit);
-        RowSet<Row> rows = Pg.await(distributed ? pool.preparedQuery(OnCitus.CLAIM).execute(params.addString(nonce()))
-                : pool.preparedQuery(CLAIM).execute(params));
-        List<OutboxRow> claimed = map(rows);
+        List<OutboxRow> claimed = distributed ? claimByNode(null, new Integer[] {limit}, now)
+                : map(Pg.await(pool.preparedQuery(CLAIM).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit))));
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
         return claimed;
     }
@@ -318,21 +299,45 @@ public final class PgOutbox implements Outbox {
         if (asked.isEmpty()) {
             return List.of();
         }
-        List<OutboxRow> claimed;
-        if (distributed) {
-            List<Future<RowSet<Row>>> claims = asked.stream().map(e -> pool.preparedQuery(OnCitus.CLAIM_CHANNEL)
-                    .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), e.getKey().wire(), e.getValue(), nonce()))).toList();
-            Pg.await(Future.all(claims));
-            claimed = new ArrayList<>();
-            for (Future<RowSet<Row>> claim : claims) {
-                claimed.addAll(map(claim.result()));
-            }
-        } else {
-            claimed = map(Pg.await(pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)),
-                    asked.stream().map(e -> e.getKey().wire()).toArray(String[]::new),
-                    asked.stream().map(Map.Entry::getValue).toArray(Integer[]::new)))));
-        }
+        String[] channels = asked.stream().map(e -> e.getKey().wire()).toArray(String[]::new);
+        Integer[] numbers = asked.stream().map(Map.Entry::getValue).toArray(Integer[]::new);
+        List<OutboxRow> claimed = distributed ? claimByNode(channels, numbers, now)
+                : map(Pg.await(pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)),
+                        channels, numbers))));
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
+        return claimed;
+    }
+
+    /**
+     * On Citus: asks each node in turn for what is still wanted, until nothing is. A node that
+     * no longer holds its probe's shard (a shard moved) is passed over; the probes are read again
+     * on the next claim.
+     *
+     * @param channels the channels, or null for any
+     */
+    private List<OutboxRow> claimByNode(String[] channels, Integer[] wanted, Instant now) {
+        List<OutboxRow> claimed = new ArrayList<>();
+        Integer[] left = wanted.clone();
+        for (String probe : nodes.inTurn()) {
+            RowSet<Row> rows;
+            try {
+                rows = Pg.await(pool.preparedQuery(OnCitus.CLAIM).execute(Tuple.of(probe, Pg.at(now), Pg.at(now.plus(lease)),
+                        channels, left)));
+            } catch (RuntimeException e) {
+                if (nodes.refusedHere(e)) {
+                    continue;
+                }
+                throw e;
+            }
+            for (OutboxRow row : map(rows)) {
+                claimed.add(row);
+                int i = channels == null ? 0 : Arrays.asList(channels).indexOf(row.channel().wire());
+                left[i] = left[i] - 1;
+            }
+            if (Arrays.stream(left).allMatch(n -> n <= 0)) {
+                break;
+            }
+        }
         return claimed;
     }
 

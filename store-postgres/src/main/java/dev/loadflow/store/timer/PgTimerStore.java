@@ -1,6 +1,7 @@
 package dev.loadflow.store.timer;
 
 import dev.loadflow.model.id.TimerId;
+import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
@@ -101,10 +102,12 @@ public final class PgTimerStore implements TimerStore {
 
     /**
      * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}): the
-     * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it; and a claim
-     * cannot lock rows of many shards, so the due timers are chosen first (each shard's earliest,
-     * merged) and claimed by an update that checks again, under the row's lock, that no other pump
-     * claimed one meanwhile: a timer is still claimed once, two pumps may only find fewer.
+     * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it; and Citus
+     * locks no rows of many shards in one statement, so a claim and the look for the next
+     * {@code fire_at} go a node at a time ({@link CitusNodes}): {@code loadflow_claim_timers}
+     * and {@code loadflow_next_fire_at} run on the node that holds their probe's shard and work
+     * on its shards one by one, with {@code FOR UPDATE SKIP LOCKED} inside each, as on one
+     * PostgreSQL: two pumps never pick the same timers.
      */
     static final class OnCitus {
 
@@ -112,15 +115,8 @@ public final class PgTimerStore implements TimerStore {
         static final String CANCEL = PgTimerStore.CANCEL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
         static final String SCHEDULE_ALL = PgTimerStore.SCHEDULE_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
         static final String CANCEL_ALL = PgTimerStore.CANCEL_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
-        static final String CLAIM_DUE = """
-                UPDATE timers SET claimed_until = $2
-                WHERE (load_id, timer_id) IN (SELECT load_id, timer_id FROM timers
-                                               WHERE status = 'scheduled' AND fire_at <= $1
-                                                 AND (claimed_until IS NULL OR claimed_until <= $1)
-                                               ORDER BY fire_at
-                                               LIMIT $3)
-                  AND status = 'scheduled' AND (claimed_until IS NULL OR claimed_until <= $1)
-                RETURNING\s""" + COLUMNS;
+        static final String CLAIM_DUE = "SELECT " + COLUMNS + " FROM loadflow_claim_timers($1, $2, $3, $4)";
+        static final String NEXT_FIRE_AT = "SELECT loadflow_next_fire_at($1) AS fire_at";
 
         private OnCitus() {
         }
@@ -135,7 +131,8 @@ public final class PgTimerStore implements TimerStore {
     private final String cancel;
     private final String scheduleAll;
     private final String cancelAll;
-    private final String claimDue;
+    /** On Citus, the nodes a claim goes to in turn; null on one PostgreSQL. */
+    private final CitusNodes nodes;
 
     /**
      * @param claimLease how long a pump's claim on a due timer holds before another pump may fire it
@@ -170,7 +167,7 @@ public final class PgTimerStore implements TimerStore {
         this.cancel = distributed ? OnCitus.CANCEL : CANCEL;
         this.scheduleAll = distributed ? OnCitus.SCHEDULE_ALL : SCHEDULE_ALL;
         this.cancelAll = distributed ? OnCitus.CANCEL_ALL : CANCEL_ALL;
-        this.claimDue = distributed ? OnCitus.CLAIM_DUE : CLAIM_DUE;
+        this.nodes = distributed ? new CitusNodes(pool, "timers", clock, CitusNodes.REFRESH) : null;
     }
 
     /** Tells the pumps of new timers, the earliest due first, unless all are due past the pumps' next look anyway. */
@@ -240,10 +237,35 @@ public final class PgTimerStore implements TimerStore {
 
     @Override
     public List<Timer> due(Instant now, int limit) {
-        List<Timer> due = map(Pg.await(pool.preparedQuery(claimDue)
-                .execute(Tuple.of(Pg.at(now), Pg.at(now.plus(claimLease)), limit))));
+        List<Timer> due;
+        if (nodes == null) {
+            due = map(Pg.await(pool.preparedQuery(CLAIM_DUE).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(claimLease)), limit))));
+        } else {
+            due = new ArrayList<>();
+            for (String probe : nodes.inTurn()) {
+                RowSet<Row> rows = onNode(OnCitus.CLAIM_DUE, Tuple.of(probe, Pg.at(now), Pg.at(now.plus(claimLease)), limit - due.size()));
+                if (rows != null) {
+                    due.addAll(map(rows));
+                }
+                if (due.size() >= limit) {
+                    break;
+                }
+            }
+        }
         due.sort(Comparator.comparing(Timer::fireAt));
         return due;
+    }
+
+    /** A statement on one node; null if the node no longer holds its probe's shard (passed over until the probes are read again). */
+    private RowSet<Row> onNode(String statement, Tuple params) {
+        try {
+            return Pg.await(pool.preparedQuery(statement).execute(params));
+        } catch (RuntimeException e) {
+            if (nodes.refusedHere(e)) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -268,8 +290,19 @@ public final class PgTimerStore implements TimerStore {
 
     @Override
     public Optional<Instant> nextFireAt() {
-        var rows = Pg.await(pool.preparedQuery(NEXT_FIRE_AT).execute());
-        return rows.size() == 0 ? Optional.empty() : Optional.of(Pg.instant(rows.iterator().next(), "fire_at"));
+        if (nodes == null) {
+            var rows = Pg.await(pool.preparedQuery(NEXT_FIRE_AT).execute());
+            return rows.size() == 0 ? Optional.empty() : Optional.of(Pg.instant(rows.iterator().next(), "fire_at"));
+        }
+        Optional<Instant> earliest = Optional.empty();
+        for (String probe : nodes.inTurn()) {
+            RowSet<Row> rows = onNode(OnCitus.NEXT_FIRE_AT, Tuple.of(probe));
+            Instant next = rows == null ? null : Pg.instant(rows.iterator().next(), "fire_at");
+            if (next != null && (earliest.isEmpty() || next.isBefore(earliest.get()))) {
+                earliest = Optional.of(next);
+            }
+        }
+        return earliest;
     }
 
     @Override

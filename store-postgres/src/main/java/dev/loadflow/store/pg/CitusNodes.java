@@ -1,0 +1,96 @@
+package dev.loadflow.store.pg;
+
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The nodes of a Citus cluster that hold shards of a table, each named by a probe: a load id
+ * whose shard lies on that node. A function distributed by {@code load_id} and called with a
+ * node's probe runs on that node (Citus sends the call there), where the claims of the schema's
+ * callback ({@code loadflow_claim_outbox}, {@code loadflow_claim_timers},
+ * {@code loadflow_next_fire_at}) work on the node's own shards alone. A claimant calls them a
+ * node at a time, starting one node further on each pass, so no node waits behind another.
+ *
+ * <p>The probes are read again every {@code refresh} and whenever a node refuses one
+ * ({@link #refusedHere}): a node added and shards rebalanced are found within that time.
+ */
+public final class CitusNodes {
+
+    /** How long probes are trusted by default: a node added is claimed from within this. */
+    public static final Duration REFRESH = Duration.ofSeconds(30);
+
+    /** SQLSTATE the claims raise when called where the probe's shard is not. */
+    public static final String NOT_HERE = "LF001";
+
+    /** One probe per node group holding shards of $1: the first of a fixed list of candidates that lands there. */
+    static final String PROBES = """
+            SELECT DISTINCT ON (p.groupid) c.probe
+            FROM (SELECT n, 'node-probe-' || n AS probe FROM generate_series(0, 4095) n) c
+            JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column($1::regclass, c.probe)
+            ORDER BY p.groupid, c.n""";
+
+    private final Pool pool;
+    private final String table;
+    private final Clock clock;
+    private final Duration refresh;
+    private final AtomicInteger turn = new AtomicInteger();
+    private volatile List<String> probes = List.of();
+    private volatile Instant readAt = Instant.MIN;
+
+    /**
+     * @param table   the distributed table whose shards the claims work on
+     * @param refresh how long the probes are trusted before they are read again
+     */
+    public CitusNodes(Pool pool, String table, Clock clock, Duration refresh) {
+        this.pool = pool;
+        this.table = table;
+        this.clock = clock;
+        this.refresh = refresh;
+    }
+
+    /** The probes, one per node, starting one node further than the last call did. */
+    public List<String> inTurn() {
+        Instant now = clock.instant();
+        List<String> known = probes;
+        if (known.isEmpty() || !now.isBefore(readAt.plus(refresh))) {
+            known = read();
+            probes = known;
+            readAt = now;
+        }
+        int start = Math.floorMod(turn.getAndIncrement(), Math.max(known.size(), 1));
+        List<String> ordered = new ArrayList<>(known.size());
+        for (int i = 0; i < known.size(); i++) {
+            ordered.add(known.get((start + i) % known.size()));
+        }
+        return ordered;
+    }
+
+    /**
+     * Whether {@code error} is a node's refusal of a probe whose shard it no longer holds (a
+     * shard moved); the probes are read again on the next call.
+     */
+    public boolean refusedHere(Throwable error) {
+        if (error instanceof PgException pg && NOT_HERE.equals(pg.getSqlState())) {
+            readAt = Instant.MIN;
+            return true;
+        }
+        return false;
+    }
+
+    private List<String> read() {
+        List<String> read = new ArrayList<>();
+        for (Row row : Pg.await(pool.preparedQuery(PROBES).execute(Tuple.of(table)))) {
+            read.add(row.getString("probe"));
+        }
+        return List.copyOf(read);
+    }
+}

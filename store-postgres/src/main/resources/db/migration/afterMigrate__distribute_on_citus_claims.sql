@@ -1,0 +1,131 @@
+-- On Citus, after every migration (after the schema is distributed, in a transaction of its own, as
+-- Citus creates no function in a transaction that distributed a table): the claims, by node.
+-- loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at are distributed by
+-- their first argument, a probe: a load id chosen so that its shard lies on one node. Citus
+-- sends such a call to that node, where the function works on the node's own shards of the
+-- table, one at a time, locking with FOR UPDATE SKIP LOCKED inside each shard as plain
+-- PostgreSQL does; the dispatcher and the pump call it once per node, in turn (CitusNodes).
+-- Each shard's placement is locked against a move (shared, as Citus's own writes lock it), so
+-- a rebalance waits for a claim and a claim never writes to a shard copy that was moved away.
+-- Called where the probe's shard is not (not delegated), they refuse (SQLSTATE LF001).
+-- On plain PostgreSQL it does nothing.
+DO $claims$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RETURN;
+    END IF;
+
+    -- the node's shards of a table, each locked against a move; on a node the probe's shard is not on, a refusal
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_local_shards(rel regclass, probe text) RETURNS SETOF text
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        shards bigint[];
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
+                       WHERE shardid = get_shard_id_for_distribution_column(rel, probe) AND groupid = here) THEN
+            RAISE EXCEPTION 'the shard of % is not on this node: call the claim by itself, so Citus sends it there', probe
+                USING ERRCODE = 'LF001';
+        END IF;
+        SELECT array_agg(p.shardid ORDER BY p.shardid) INTO shards
+        FROM pg_catalog.pg_dist_shard s JOIN pg_catalog.pg_dist_placement p USING (shardid)
+        WHERE s.logicalrelid = rel AND p.groupid = here;
+        PERFORM lock_shard_metadata(5, shards); -- ShareLock, in shard order: what Citus's own writes take
+        RETURN QUERY SELECT shard_name(rel, p.shardid) FROM pg_catalog.pg_dist_shard s
+                     JOIN pg_catalog.pg_dist_placement p USING (shardid)
+                     WHERE s.logicalrelid = rel AND p.groupid = here ORDER BY random();
+    END
+    $body$
+    $fn$;
+
+    -- an outbox claim on one node: of each channel (or of any, channels NULL) its number of the oldest due rows
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_claim_outbox(probe text, claim_at timestamptz, claim_until timestamptz,
+                                                     channels text[], wanted int[]) RETURNS SETOF outbox
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        shard text;
+        i int;
+        got int;
+    BEGIN
+        FOR shard IN SELECT loadflow_local_shards('outbox', probe) LOOP
+            FOR i IN 1 .. cardinality(wanted) LOOP
+                CONTINUE WHEN wanted[i] <= 0;
+                RETURN QUERY EXECUTE format($claim$
+                    WITH due AS MATERIALIZED (
+                        SELECT load_id, outbox_id FROM %1$s
+                        WHERE status = 'pending' AND ($3::text IS NULL OR channel = $3) AND available_at <= $1
+                        ORDER BY available_at LIMIT $4
+                        FOR UPDATE SKIP LOCKED)
+                    UPDATE %1$s o SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+                                      attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
+                    FROM due WHERE o.load_id = due.load_id AND o.outbox_id = due.outbox_id
+                    RETURNING o.*$claim$, shard)
+                    USING claim_at, claim_until, channels[i], wanted[i];
+                GET DIAGNOSTICS got = ROW_COUNT;
+                wanted[i] := wanted[i] - got;
+            END LOOP;
+            EXIT WHEN (SELECT max(w) FROM unnest(wanted) w) <= 0;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
+    -- a pump's claim on one node: up to lim of its earliest due timers no other pump holds
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_claim_timers(probe text, claim_at timestamptz, claim_until timestamptz,
+                                                     lim int) RETURNS SETOF timers
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        shard text;
+        got int;
+    BEGIN
+        FOR shard IN SELECT loadflow_local_shards('timers', probe) LOOP
+            RETURN QUERY EXECUTE format($claim$
+                WITH due AS MATERIALIZED (
+                    SELECT load_id, timer_id FROM %1$s
+                    WHERE status = 'scheduled' AND fire_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+                    ORDER BY fire_at LIMIT $3
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE %1$s t SET claimed_until = $2
+                FROM due WHERE t.load_id = due.load_id AND t.timer_id = due.timer_id
+                RETURNING t.*$claim$, shard)
+                USING claim_at, claim_until, lim;
+            GET DIAGNOSTICS got = ROW_COUNT;
+            lim := lim - got;
+            EXIT WHEN lim <= 0;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
+    -- the earliest fire_at of the scheduled timers on one node
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_next_fire_at(probe text) RETURNS timestamptz
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        shard text;
+        next timestamptz;
+        earliest timestamptz;
+    BEGIN
+        FOR shard IN SELECT loadflow_local_shards('timers', probe) LOOP
+            EXECUTE format('SELECT min(fire_at) FROM %s WHERE status = ''scheduled''', shard) INTO next;
+            earliest := least(earliest, next);
+        END LOOP;
+        RETURN earliest;
+    END
+    $body$
+    $fn$;
+
+    -- Citus keeps every function it propagates in pg_dist_object; the claims are distributed once
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])'::regprocedure
+                     AND distribution_argument_index IS NOT NULL) THEN
+        PERFORM create_distributed_function('loadflow_local_shards(regclass,text)'); -- on every node, as the claims call it there
+        PERFORM create_distributed_function('loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])', '$1', colocate_with := 'event_log');
+        PERFORM create_distributed_function('loadflow_claim_timers(text,timestamptz,timestamptz,int)', '$1', colocate_with := 'event_log');
+        PERFORM create_distributed_function('loadflow_next_fire_at(text)', '$1', colocate_with := 'event_log');
+    END IF;
+END
+$claims$;

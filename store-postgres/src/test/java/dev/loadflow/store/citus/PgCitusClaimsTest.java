@@ -1,0 +1,122 @@
+package dev.loadflow.store.citus;
+
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.PgOutbox;
+import dev.loadflow.store.pg.CitusNodes;
+import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The claims by node on a schema Citus distributes (skipped on one PostgreSQL): a claim that
+ * Citus did not send to its probe's node is refused rather than coming back empty, and when a
+ * shard moves to another node while rows wait, every row is still claimed, once, as soon as the
+ * claimant reads the nodes again.
+ */
+class PgCitusClaimsTest {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("citus_claims");
+
+    private static final Instant T0 = Instant.parse("2026-12-02T07:00:00Z");
+
+    @BeforeEach
+    void onCitus() {
+        assumeTrue(PG.database().citus(), "needs a Citus coordinator (QUARKUS_DATASOURCE_JDBC_URL)");
+        PG.database().truncateAll();
+    }
+
+    @Test
+    void aClaimRunWhereItsProbesShardIsNotIsRefusedNotEmpty() {
+        stage(4);
+        // inside a transaction block Citus runs the function on the coordinator, which holds no shard
+        assertThatThrownBy(() -> PG.database().execute("""
+                BEGIN;
+                SELECT count(*) FROM loadflow_claim_outbox('node-probe-0', now(), now() + interval '90 seconds', NULL, ARRAY[4]);
+                COMMIT"""))
+                .hasStackTraceContaining("is not on this node");
+        assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE claim_token IS NULL")).as("nothing claimed").isEqualTo(4);
+    }
+
+    @Test
+    void whenTheShardOfANodesProbeMovesEveryRowIsStillClaimedOnceWithinTheRefresh() {
+        List<String> staged = stage(40);
+        FakeClock clock = FakeClock.at(T0);
+        PgOutbox outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90), true);
+        Map<String, Integer> claims = new HashMap<>();
+        claimInto(claims, outbox.pending(1, clock.instant()));
+
+        // the shard of the first node's probe goes to the other node: that probe now leads there too
+        String probe = PG.database().rows("""
+                SELECT DISTINCT ON (p.groupid) 'node-probe-' || n AS probe FROM generate_series(0, 4095) n
+                JOIN pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('outbox', 'node-probe-' || n)
+                ORDER BY p.groupid, n LIMIT 1""").getFirst().get("probe").toString();
+        long shard = ((Number) PG.database().rows("SELECT get_shard_id_for_distribution_column('outbox', ?) AS shard", probe)
+                .getFirst().get("shard")).longValue();
+        int from = port(shard);
+        int to = ((Number) PG.database().rows("""
+                SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
+                ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
+        move(shard, from, to);
+        try {
+            List<OutboxRow> batch;
+            while (!(batch = outbox.pending(7, clock.instant())).isEmpty()) {
+                claimInto(claims, batch);
+            }
+            assertThat(claims).as("the rows of the first node's other shard wait until the nodes are read again")
+                    .hasSizeLessThan(staged.size());
+            clock.advance(CitusNodes.REFRESH);
+            while (!(batch = outbox.pending(7, clock.instant())).isEmpty()) {
+                claimInto(claims, batch);
+            }
+        } finally {
+            move(shard, to, from);
+        }
+
+        assertThat(claims.keySet()).as("every row claimed").containsExactlyInAnyOrderElementsOf(staged);
+        assertThat(claims.values()).as("each once").containsOnly(1);
+    }
+
+    private static void claimInto(Map<String, Integer> claims, List<OutboxRow> rows) {
+        rows.forEach(row -> claims.merge(row.outboxId(), 1, Integer::sum));
+    }
+
+    /** {@code n} due SMS rows, each of a load of its own; their ids. */
+    private static List<String> stage(int n) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String load = "citus-claims-" + i;
+            ids.add(load + "/ask:eta_request:ping_0700/1/send_sms");
+        }
+        PG.database().execute("""
+                INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at, created_at)
+                SELECT 'citus-claims-' || i || '/ask:eta_request:ping_0700/1/send_sms', 'citus-claims-' || i, 'send_sms', 'sms',
+                       '{}', 'pending', 0, '2026-12-02T06:59:00Z', '2026-12-02T06:59:00Z'
+                FROM generate_series(0, %d) i""".formatted(n - 1));
+        return ids;
+    }
+
+    private static int port(long shard) {
+        return ((Number) PG.database().rows("SELECT nodeport FROM citus_shards WHERE shardid = ?", shard)
+                .getFirst().get("nodeport")).intValue();
+    }
+
+    /** Moves a shard and those co-located with it, writes blocked meanwhile (no logical replication needed). */
+    private static void move(long shard, int from, int to) {
+        PG.database().execute("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode := 'block_writes')"
+                .formatted(shard, from, to));
+    }
+}
