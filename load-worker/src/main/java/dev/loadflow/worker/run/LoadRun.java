@@ -150,8 +150,13 @@ public final class LoadRun {
             }
         } catch (BatchAppendRejectedException e) {
             for (LoadPlan plan : plans) {
-                plan.discard(listener);
-                alone.add(runAgain(byLoad.get(plan.loadId())));
+                if (e.written().contains(plan.loadId())) {
+                    projections.remember(List.of(plan.after()));
+                    plan.logged(0);
+                } else {
+                    plan.discard(listener);
+                    alone.add(runAgain(byLoad.get(plan.loadId())));
+                }
             }
         } finally {
             appending.forEach(RunListener.Step::close);

@@ -48,7 +48,7 @@ class BatchRunTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        events = new PgEventStore(PG.pool(), clock, PG.wakeups());
+        events = new PgEventStore(PG.pool(), clock, PG.wakeups(), PG.database().citus());
     }
 
     private static InboundEvent reply(String load, String eventId) {

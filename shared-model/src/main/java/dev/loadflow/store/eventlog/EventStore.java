@@ -43,13 +43,16 @@ public interface EventStore {
     long append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox);
 
     /**
-     * Appends to several loads in one transaction (at most one append per load). Each load is
-     * all or nothing: a load whose log is not at its expected version gets nothing and is
-     * returned; the others are written. A unique violation anywhere (a concurrent writer got
-     * there first, an entry already logged, an outbox id taken) writes nothing at all.
+     * Appends to several loads (at most one append per load), in one transaction on one
+     * PostgreSQL. Each load is all or nothing: a load whose log is not at its expected version
+     * gets nothing and is returned; the others are written. A unique violation anywhere (a
+     * concurrent writer got there first, an entry already logged, an outbox id taken) writes
+     * nothing at all where the batch is one transaction; where each load commits by itself
+     * (Citus) the exception names the loads that were written.
      *
      * @return the loads that were not appended because their log is not at the expected version
-     * @throws BatchAppendRejectedException nothing was written; append them one by one to learn which failed and why
+     * @throws BatchAppendRejectedException the loads it does not name as written were not; append them one by
+     *                                      one to learn which failed and why
      */
     Set<String> appendAll(List<Append> appends);
 

@@ -108,28 +108,15 @@ public final class PgEventStore implements EventStore {
             FROM event_log WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
 
     /**
-     * {@link #APPEND} for one load, the form Citus can plan: $1 recorded_at, $2 the load, $3 its
-     * expected version, $4..$11 one element per entry (its place in the append, id, kind, ...),
-     * the outbox rows from $12 on. Citus refuses the batch form (a correlated subquery beside a
-     * set-returning function); this one it runs as a subplan on the load's shard whose result
-     * the coordinator inserts.
+     * {@link #APPEND} for one load on a log Citus distributes: $1 the load, $2 recorded_at, $3
+     * its expected version, $4..$11 one element per entry (its place in the append, id, kind,
+     * ...), the outbox rows from $12 on. {@code loadflow_append}, distributed by its load
+     * (the schema's callback), runs on the node that holds the load's shards: the version check,
+     * the entries and the outbox rows in one local transaction, one trip from the coordinator.
+     * Citus refuses the batch form (a correlated subquery beside a set-returning function).
      */
-    static final String APPEND_ONE = """
-            WITH entries AS (
-                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
-                                       correlation_id, causation_id, body)
-                SELECT $2, $3 + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, $1,
-                       e.correlation_id, e.causation_id, e.body::jsonb
-                FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[],
-                            $10::text[], $11::text[])
-                     AS e(ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
-                WHERE $3 = coalesce((SELECT max(l.seq) FROM event_log l WHERE l.load_id = $2), 0)
-                RETURNING load_id),
-            appended AS (SELECT DISTINCT load_id FROM entries),
-            queued AS (
-            """ + OutboxInsert.sql("appended", 1, 12) + """
-            )
-            SELECT load_id FROM appended""";
+    static final String APPEND_ON_ITS_NODE = "SELECT loadflow_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+            + "$12, $13, $14, $15, $16, $17, $18, $19, $20) AS appended";
 
     private final Pool pool;
     private final Clock clock;
@@ -143,8 +130,8 @@ public final class PgEventStore implements EventStore {
 
     /**
      * @param distributed the log is distributed by Citus ({@code loadflow.db.citus}): a batch is
-     *                    read and appended load by load, each statement on one shard, the
-     *                    appends in one transaction so the batch stays all or nothing per load
+     *                    read and appended load by load, each append on the node that holds the
+     *                    load and committed there, so each load stays all or nothing
      */
     public PgEventStore(Pool pool, Clock clock, Wakeups wakeups, boolean distributed) {
         this.pool = pool;
@@ -239,7 +226,11 @@ public final class PgEventStore implements EventStore {
     public long append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox) {
         Append append = new Append(loadId, entries, expectedVersion, outbox);
         try {
-            if (!write(List.of(append)).contains(loadId)) {
+            Written written = write(List.of(append));
+            if (written.failure() != null) {
+                throw written.failure();
+            }
+            if (!written.loads().contains(loadId)) {
                 throw new ConcurrencyConflictException(loadId, expectedVersion, null);
             }
         } catch (RuntimeException e) {
@@ -290,40 +281,69 @@ public final class PgEventStore implements EventStore {
         if (appends.isEmpty()) {
             return Set.of();
         }
-        Set<String> written;
+        Written written;
         try {
             written = write(appends);
         } catch (RuntimeException e) {
-            if (Pg.violates(e, "event_log_pkey") || Pg.violates(e, "event_log_entry_key") || Pg.violates(e, "outbox_pkey")
-                    || Pg.violatesUnnamed(e)) {
-                throw new BatchAppendRejectedException(List.copyOf(loads), e);
-            }
-            throw e;
+            throw rejectedOrNot(loads, Set.of(), e);
         }
-        loads.removeAll(written);
+        if (written.failure() != null) {
+            throw rejectedOrNot(loads, written.loads(), written.failure());
+        }
+        loads.removeAll(written.loads());
         return loads;
     }
 
-    /** Runs {@link #APPEND}, or {@link #APPEND_ONE} per load on a distributed log; returns the loads written. */
-    private Set<String> write(List<Append> appends) {
+    /** A unique violation as the batch's rejection (naming the loads written, on Citus), anything else as it is. */
+    private static RuntimeException rejectedOrNot(Set<String> loads, Set<String> written, RuntimeException e) {
+        if (Pg.violates(e, "event_log_pkey") || Pg.violates(e, "event_log_entry_key") || Pg.violates(e, "outbox_pkey")
+                || Pg.violatesUnnamed(e)) {
+            return new BatchAppendRejectedException(List.copyOf(loads), written, e);
+        }
+        return e;
+    }
+
+    /**
+     * What a write did: the loads it appended, and on a distributed log the first load's failure
+     * (the others' appends stand, each whole).
+     */
+    private record Written(Set<String> loads, RuntimeException failure) {
+    }
+
+    /**
+     * Runs {@link #APPEND}, or on a distributed log {@link #APPEND_ON_ITS_NODE} for every load at
+     * once, each committing by itself.
+     */
+    private Written write(List<Append> appends) {
         OffsetDateTime now = Pg.at(clock.instant());
         Set<String> written = new HashSet<>();
+        RuntimeException failure = null;
         if (distributed) {
-            Pg.await(pool.withTransaction(connection -> {
-                Future<Void> chain = Future.succeededFuture();
-                for (Append append : appends) {
-                    Tuple params = Tuple.tuple().addOffsetDateTime(now).addString(append.loadId())
-                            .addLong(append.expectedVersion());
-                    entries(params, List.of(append), false);
-                    OutboxInsert.bind(params, append.outbox());
-                    chain = chain.compose(done -> connection.preparedQuery(APPEND_ONE).execute(params))
-                            .map(rows -> {
-                                rows.forEach(row -> written.add(row.getString("load_id")));
-                                return null;
-                            });
+            List<Future<RowSet<Row>>> calls = new ArrayList<>();
+            for (Append append : appends) {
+                Tuple params = Tuple.tuple().addString(append.loadId()).addOffsetDateTime(now).addLong(append.expectedVersion());
+                entries(params, List.of(append), false);
+                OutboxInsert.bind(params, append.outbox());
+                calls.add(pool.preparedQuery(APPEND_ON_ITS_NODE).execute(params));
+            }
+            try {
+                Pg.await(Future.join(calls));
+            } catch (RuntimeException e) {
+                if (calls.stream().anyMatch(call -> !call.isComplete())) {
+                    throw e;
                 }
-                return chain;
-            }));
+                // every call answered: told apart below, call by call, as the loads written stand
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                Future<RowSet<Row>> call = calls.get(i);
+                if (call.failed()) {
+                    if (failure == null) {
+                        failure = call.cause() instanceof RuntimeException e ? e : new IllegalStateException(call.cause());
+                    }
+                } else if (call.result().iterator().next().getBoolean("appended")) {
+                    written.add(appends.get(i).loadId());
+                }
+            }
         } else {
             Tuple params = entries(Tuple.tuple().addOffsetDateTime(now), appends, true);
             OutboxInsert.bind(params, appends.stream().flatMap(a -> a.outbox().stream()).toList());
@@ -332,13 +352,13 @@ public final class PgEventStore implements EventStore {
         if (appends.stream().anyMatch(a -> !a.outbox().isEmpty() && written.contains(a.loadId()))) {
             wakeups.wake(PgNotifications.OUTBOX);
         }
-        return written;
+        return new Written(written, failure);
     }
 
     /**
      * Adds one array per column of the entries of {@code appends} to {@code params}: with
      * {@code perEntryLoad} each entry's load and expected version first ({@link #APPEND}),
-     * else from its place in the append on ({@link #APPEND_ONE}, one load).
+     * else from its place in the append on ({@link #APPEND_ON_ITS_NODE}, one load).
      */
     private static Tuple entries(Tuple params, List<Append> appends, boolean perEntryLoad) {
         int n = appends.stream().mapToInt(a -> a.entries().size()).sum();

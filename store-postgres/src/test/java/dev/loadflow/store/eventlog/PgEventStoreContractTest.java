@@ -24,6 +24,11 @@ class PgEventStoreContractTest extends EventStoreContract {
     }
 
     @Override
+    protected boolean batchIsOneTransaction() {
+        return !PG.database().citus();
+    }
+
+    @Override
     protected void reset() {
         PG.database().truncateAll();
     }

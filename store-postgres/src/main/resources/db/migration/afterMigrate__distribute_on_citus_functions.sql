@@ -1,15 +1,22 @@
 -- On Citus, after every migration (after the schema is distributed, in a transaction of its own, as
--- Citus creates no function in a transaction that distributed a table): the claims, by node.
--- loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at are distributed by
--- their first argument, a probe: a load id chosen so that its shard lies on one node. Citus
--- sends such a call to that node, where the function works on the node's own shards of the
--- table, one at a time, locking with FOR UPDATE SKIP LOCKED inside each shard as plain
--- PostgreSQL does; the dispatcher and the pump call it once per node, in turn (CitusNodes).
--- Each shard's placement is locked against a move (shared, as Citus's own writes lock it), so
--- a rebalance waits for a claim and a claim never writes to a shard copy that was moved away.
--- Called where the probe's shard is not (not delegated), they refuse (SQLSTATE LF001).
+-- Citus creates no function in a transaction that distributed a table): the functions that let a
+-- statement of the hot path run on the node that holds its rows, in one trip from the coordinator.
+--
+-- * A run's append: loadflow_append is distributed by its load, co-located with the log. Citus
+--   sends a call to the node that holds the load's shards, where the log entries and the outbox
+--   rows go in one local transaction, the version checked as on one PostgreSQL.
+-- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
+--   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
+--   one node. Citus sends such a call to that node, where the function works on the node's own
+--   shards of the table, one at a time, locking with FOR UPDATE SKIP LOCKED inside each shard as
+--   plain PostgreSQL does; the dispatcher and the pump call it once per node, in turn
+--   (CitusNodes). Each shard's placement is locked against a move (shared, as Citus's own writes
+--   lock it), so a rebalance waits for a claim and a claim never writes to a shard copy that was
+--   moved away. Called where the probe's shard is not (not delegated), they refuse (SQLSTATE
+--   LF001). They run as the schema's owner (SECURITY DEFINER, the search_path fixed), since only
+--   a table's owner may lock its shards' placements; only loadflow_app may call them.
 -- On plain PostgreSQL it does nothing.
-DO $claims$
+DO $functions$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         RETURN;
@@ -43,7 +50,7 @@ BEGIN
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_claim_outbox(probe text, claim_at timestamptz, claim_until timestamptz,
                                                      channels text[], wanted int[]) RETURNS SETOF outbox
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
         shard text;
         i int;
@@ -76,7 +83,7 @@ BEGIN
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_claim_timers(probe text, claim_at timestamptz, claim_until timestamptz,
                                                      lim int) RETURNS SETOF timers
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
         shard text;
         got int;
@@ -103,7 +110,7 @@ BEGIN
     -- the earliest fire_at of the scheduled timers on one node
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_next_fire_at(probe text) RETURNS timestamptz
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
         shard text;
         next timestamptz;
@@ -118,6 +125,41 @@ BEGIN
     $body$
     $fn$;
 
+    -- a run's append to one load: its entries if the log is at the expected version, then its outbox rows; whether it wrote
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_append(load text, recorded timestamptz, expected bigint,
+            ords int[], entry_ids text[], kinds text[], types text[], occurred timestamptz[], correlations text[],
+            causations text[], bodies text[],
+            o_loads text[], o_ids text[], o_types text[], o_channels text[], o_payloads text[], o_available timestamptz[],
+            o_correlations text[], o_causations text[], o_traces text[]) RETURNS boolean
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        logged int;
+    BEGIN
+        IF expected <> coalesce((SELECT max(seq) FROM event_log WHERE load_id = load), 0) THEN
+            RETURN false;
+        END IF;
+        INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id, causation_id, body)
+        SELECT load, expected + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, recorded, e.correlation_id,
+               e.causation_id, e.body::jsonb
+        FROM unnest(ords, entry_ids, kinds, types, occurred, correlations, causations, bodies)
+             AS e(ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body);
+        GET DIAGNOSTICS logged = ROW_COUNT;
+        IF logged = 0 THEN
+            RETURN false;
+        END IF;
+        INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
+                            correlation_id, causation_id, traceparent, created_at)
+        SELECT o.outbox_id, load, o.action_type, o.channel, o.payload::jsonb, 'pending', 0, o.available_at,
+               o.correlation_id, o.causation_id, o.traceparent, recorded
+        FROM unnest(o_loads, o_ids, o_types, o_channels, o_payloads, o_available, o_correlations, o_causations, o_traces)
+             AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id, traceparent)
+        WHERE o.load_id = load;
+        RETURN true;
+    END
+    $body$
+    $fn$;
+
     -- Citus keeps every function it propagates in pg_dist_object; the claims are distributed once
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])'::regprocedure
@@ -127,5 +169,25 @@ BEGIN
         PERFORM create_distributed_function('loadflow_claim_timers(text,timestamptz,timestamptz,int)', '$1', colocate_with := 'event_log');
         PERFORM create_distributed_function('loadflow_next_fire_at(text)', '$1', colocate_with := 'event_log');
     END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])'::regprocedure
+                     AND distribution_argument_index IS NOT NULL) THEN
+        PERFORM create_distributed_function(
+            'loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])',
+            '$1', colocate_with := 'event_log');
+    END IF;
+
+    -- the services' role may call the functions (the claims run as the schema's owner, who alone may lock a shard's
+    -- placement), nobody else: the console's reader neither claims nor appends
+    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text),
+        loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
+        loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
+        FROM PUBLIC;
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
+        GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text),
+            loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
+            loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
+            TO loadflow_app;
+    END IF;
 END
-$claims$;
+$functions$;
