@@ -22,6 +22,32 @@ BEGIN
         RETURN;
     END IF;
 
+    -- one probe per node holding shards of a table, searched until every node has one (on the coordinator)
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_node_probes(rel regclass) RETURNS SETOF text
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        nodes int;
+        found int[] := '{}';
+        node int;
+        probe text;
+    BEGIN
+        SELECT count(DISTINCT p.groupid) INTO nodes
+        FROM pg_catalog.pg_dist_shard s JOIN pg_catalog.pg_dist_placement p USING (shardid) WHERE s.logicalrelid = rel;
+        FOR n IN 0 .. 1000000 LOOP
+            EXIT WHEN cardinality(found) >= nodes;
+            probe := 'node-probe-' || n;
+            SELECT p.groupid INTO node FROM pg_catalog.pg_dist_placement p
+            WHERE p.shardid = get_shard_id_for_distribution_column(rel, probe);
+            IF NOT node = ANY (found) THEN
+                found := found || node;
+                RETURN NEXT probe;
+            END IF;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
     -- the node's shards of a table, each locked against a move; on a node the probe's shard is not on, a refusal
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_local_shards(rel regclass, probe text) RETURNS SETOF text
@@ -46,32 +72,45 @@ BEGIN
     $body$
     $fn$;
 
-    -- an outbox claim on one node: of each channel (or of any, channels NULL) its number of the oldest due rows
+    -- an outbox claim on one node: of each channel (or of any, channels NULL) its number of the oldest due rows,
+    -- one statement per shard
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_claim_outbox(probe text, claim_at timestamptz, claim_until timestamptz,
                                                      channels text[], wanted int[]) RETURNS SETOF outbox
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
         shard text;
+        claimed outbox%ROWTYPE;
         i int;
-        got int;
     BEGIN
         FOR shard IN SELECT loadflow_local_shards('outbox', probe) LOOP
-            FOR i IN 1 .. cardinality(wanted) LOOP
-                CONTINUE WHEN wanted[i] <= 0;
-                RETURN QUERY EXECUTE format($claim$
-                    WITH due AS MATERIALIZED (
+            FOR claimed IN EXECUTE format(CASE WHEN channels IS NULL THEN $any$
+                WITH due AS MATERIALIZED (
+                    SELECT load_id, outbox_id FROM %1$s
+                    WHERE status = 'pending' AND available_at <= $1
+                    ORDER BY available_at LIMIT $4[1]
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE %1$s o SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+                                  attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
+                FROM due WHERE o.load_id = due.load_id AND o.outbox_id = due.outbox_id
+                RETURNING o.*$any$ ELSE $each$
+                WITH due AS MATERIALIZED (
+                    SELECT d.load_id, d.outbox_id
+                    FROM unnest($3::text[], $4::int[]) AS c(channel, wanted)
+                    CROSS JOIN LATERAL (
                         SELECT load_id, outbox_id FROM %1$s
-                        WHERE status = 'pending' AND ($3::text IS NULL OR channel = $3) AND available_at <= $1
-                        ORDER BY available_at LIMIT $4
-                        FOR UPDATE SKIP LOCKED)
-                    UPDATE %1$s o SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
-                                      attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
-                    FROM due WHERE o.load_id = due.load_id AND o.outbox_id = due.outbox_id
-                    RETURNING o.*$claim$, shard)
-                    USING claim_at, claim_until, channels[i], wanted[i];
-                GET DIAGNOSTICS got = ROW_COUNT;
-                wanted[i] := wanted[i] - got;
+                        WHERE status = 'pending' AND channel = c.channel AND available_at <= $1
+                        ORDER BY available_at LIMIT greatest(c.wanted, 0)
+                        FOR UPDATE SKIP LOCKED) d)
+                UPDATE %1$s o SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+                                  attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
+                FROM due WHERE o.load_id = due.load_id AND o.outbox_id = due.outbox_id
+                RETURNING o.*$each$ END, shard)
+                USING claim_at, claim_until, channels, wanted
+            LOOP
+                RETURN NEXT claimed;
+                i := CASE WHEN channels IS NULL THEN 1 ELSE array_position(channels, claimed.channel) END;
+                wanted[i] := wanted[i] - 1;
             END LOOP;
             EXIT WHEN (SELECT max(w) FROM unnest(wanted) w) <= 0;
         END LOOP;

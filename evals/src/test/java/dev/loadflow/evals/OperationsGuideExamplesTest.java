@@ -109,6 +109,39 @@ class OperationsGuideExamplesTest {
                 .as("a dry run changes nothing").isEqualTo(dead);
     }
 
+    @Test
+    void theGuidesHeldLoadRepairRetriesOneSkipsAnotherAndPreviewsTheBulkSkipOfTheThird() throws Exception {
+        assertThat(examples).containsKeys("held-loads");
+        for (String load : List.of("481207", "481208", "481209")) {
+            // a garbled reply, as a broken gateway writes it: the worker cannot read it and holds the load
+            stack.sql("""
+                    INSERT INTO load_queue (load_id, message_id, body, enqueued_at) VALUES ('%1$s', 'sms_0711', '{"eventId": "sms_0711"}', now());
+                    INSERT INTO load_queue_group (load_id, visible_at) VALUES ('%1$s', now()) ON CONFLICT (load_id) DO NOTHING;
+                    SELECT pg_notify('loadflow_queue', '%1$s');""".formatted(load));
+        }
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM held_load WHERE load_id IN ('481207', '481208', '481209')") == 3);
+
+        String answer = run(examples.get("held-loads"));
+
+        assertThat(answer).as("the list names each load's head and why:%n%s", answer)
+                .contains("{\"loadId\":\"481209\",\"messageId\":\"sms_0711\",\"messageType\":\"unreadable\"");
+        assertThat(answer).as("the retry and the skip, each audited:%n%s", answer)
+                .containsPattern("\\{\"loadId\":\"481207\",[^}]*\"auditId\":\\d+")
+                .containsPattern("\\{\"loadId\":\"481208\",[^}]*\"state\":\"skipped\",\"auditId\":\\d+");
+        assertThat(answer).as("the dry run lists the third, not the skipped one:%n%s", answer)
+                .containsPattern("\"action\":\"skip\",\"matched\":\\d+,\"loads\":\\[.*\"loadId\":\"481209\"");
+        assertThat(answer.strip().lines().reduce((first, last) -> last)).as("the dry run, the last answer")
+                .hasValueSatisfying(dryRun -> assertThat(dryRun).contains("481209").doesNotContain("481208"));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            assertThat(stack.count("SELECT count(*) FROM event_log WHERE load_id = '481208' AND kind = 'skipped'"))
+                    .as("481208's log holds the skip, with the operator's reason").isEqualTo(1);
+            assertThat(stack.count("SELECT count(*) FROM held_load WHERE load_id = '481208'")).as("481208 released").isZero();
+        });
+        assertThat(stack.count("SELECT count(*) FROM held_load WHERE load_id = '481209' AND state = 'held'"))
+                .as("a dry run skips nothing").isEqualTo(1);
+    }
+
     /** The marked bash blocks of the guide, by name. */
     private static Map<String, String> examples(Path guide) throws IOException {
         Map<String, String> found = new LinkedHashMap<>();

@@ -31,12 +31,8 @@ public final class CitusNodes {
     /** SQLSTATE the claims raise when called where the probe's shard is not. */
     public static final String NOT_HERE = "LF001";
 
-    /** One probe per node group holding shards of $1: the first of a fixed list of candidates that lands there. */
-    static final String PROBES = """
-            SELECT DISTINCT ON (p.groupid) c.probe
-            FROM (SELECT n, 'node-probe-' || n AS probe FROM generate_series(0, 4095) n) c
-            JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column($1::regclass, c.probe)
-            ORDER BY p.groupid, c.n""";
+    /** One probe per node holding shards of $1 ({@code loadflow_node_probes}, on the coordinator). */
+    static final String PROBES = "SELECT probe FROM loadflow_node_probes($1::regclass) AS probe";
 
     private final Pool pool;
     private final String table;

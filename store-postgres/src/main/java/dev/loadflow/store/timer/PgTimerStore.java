@@ -5,6 +5,7 @@ import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
+import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -17,7 +18,9 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -102,8 +105,10 @@ public final class PgTimerStore implements TimerStore {
 
     /**
      * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}): the
-     * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it; and Citus
-     * locks no rows of many shards in one statement, so a claim and the look for the next
+     * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it, and many
+     * timers are scheduled or cancelled by one statement each, all sent at once, so that none is
+     * a transaction over every node ({@link #eachOnItsShard}); Citus locks no rows of many shards
+     * in one statement, so a claim and the look for the next
      * {@code fire_at} go a node at a time ({@link CitusNodes}): {@code loadflow_claim_timers}
      * and {@code loadflow_next_fire_at} run on the node that holds their probe's shard and work
      * on its shards one by one, with {@code FOR UPDATE SKIP LOCKED} inside each, as on one
@@ -113,8 +118,6 @@ public final class PgTimerStore implements TimerStore {
 
         static final String SCHEDULE = PgTimerStore.SCHEDULE.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
         static final String CANCEL = PgTimerStore.CANCEL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
-        static final String SCHEDULE_ALL = PgTimerStore.SCHEDULE_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
-        static final String CANCEL_ALL = PgTimerStore.CANCEL_ALL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
         static final String CLAIM_DUE = "SELECT " + COLUMNS + " FROM loadflow_claim_timers($1, $2, $3, $4)";
         static final String NEXT_FIRE_AT = "SELECT loadflow_next_fire_at($1) AS fire_at";
 
@@ -129,8 +132,6 @@ public final class PgTimerStore implements TimerStore {
     private final Duration wakeWithin;
     private final String schedule;
     private final String cancel;
-    private final String scheduleAll;
-    private final String cancelAll;
     /** On Citus, the nodes a claim goes to in turn; null on one PostgreSQL. */
     private final CitusNodes nodes;
 
@@ -165,8 +166,6 @@ public final class PgTimerStore implements TimerStore {
         this.wakeWithin = wakeWithin;
         this.schedule = distributed ? OnCitus.SCHEDULE : SCHEDULE;
         this.cancel = distributed ? OnCitus.CANCEL : CANCEL;
-        this.scheduleAll = distributed ? OnCitus.SCHEDULE_ALL : SCHEDULE_ALL;
-        this.cancelAll = distributed ? OnCitus.CANCEL_ALL : CANCEL_ALL;
         this.nodes = distributed ? new CitusNodes(pool, "timers", clock, CitusNodes.REFRESH) : null;
     }
 
@@ -194,17 +193,28 @@ public final class PgTimerStore implements TimerStore {
         if (batch.isEmpty()) {
             return Set.of();
         }
-        Set<TimerId> created = new HashSet<>();
-        Pg.await(pool.preparedQuery(scheduleAll).execute(Tuple.tuple()
-                .addArrayOfString(batch.stream().map(t -> t.timerId().toString()).toArray(String[]::new))
-                .addArrayOfString(batch.stream().map(t -> t.timerId().loadId()).toArray(String[]::new))
-                .addArrayOfString(batch.stream().map(t -> t.timerId().askId().toString()).toArray(String[]::new))
-                .addArrayOfInteger(batch.stream().map(t -> t.timerId().attempt()).toArray(Integer[]::new))
-                .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
-                .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
-                .addOffsetDateTime(Pg.at(clock.instant()))
-                .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
-                .forEach(row -> created.add(TimerId.parse(row.getString("timer_id"))));
+        Set<TimerId> created;
+        if (nodes != null) {
+            Map<TimerId, Timer> distinct = new LinkedHashMap<>();
+            batch.forEach(timer -> distinct.putIfAbsent(timer.timerId(), timer));
+            OffsetDateTime now = Pg.at(clock.instant());
+            created = eachOnItsShard(schedule, distinct.values().stream().map(t -> Map.entry(t.timerId(), Tuple.of(
+                    t.timerId().toString(), t.timerId().loadId(), t.timerId().askId().toString(), t.timerId().attempt(),
+                    Pg.at(t.fireAt()), now, t.correlationId(), t.traceparent()))).toList());
+        } else {
+            Set<TimerId> inserted = new HashSet<>();
+            Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(Tuple.tuple()
+                    .addArrayOfString(batch.stream().map(t -> t.timerId().toString()).toArray(String[]::new))
+                    .addArrayOfString(batch.stream().map(t -> t.timerId().loadId()).toArray(String[]::new))
+                    .addArrayOfString(batch.stream().map(t -> t.timerId().askId().toString()).toArray(String[]::new))
+                    .addArrayOfInteger(batch.stream().map(t -> t.timerId().attempt()).toArray(Integer[]::new))
+                    .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
+                    .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
+                    .addOffsetDateTime(Pg.at(clock.instant()))
+                    .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
+                    .forEach(row -> inserted.add(TimerId.parse(row.getString("timer_id"))));
+            created = inserted;
+        }
         if (!created.isEmpty()) {
             wake(batch.stream().filter(t -> created.contains(t.timerId())).map(Timer::fireAt).min(Instant::compareTo)
                     .orElseThrow());
@@ -218,8 +228,12 @@ public final class PgTimerStore implements TimerStore {
         if (distinct.isEmpty()) {
             return Set.of();
         }
+        if (nodes != null) {
+            return eachOnItsShard(cancel, distinct.stream().map(id -> Map.entry(id, Tuple.of(id.toString(), id.loadId(),
+                    id.askId().toString(), id.attempt(), Pg.at(now)))).toList());
+        }
         Set<TimerId> cancelled = new HashSet<>();
-        Pg.await(pool.preparedQuery(cancelAll).execute(Tuple.tuple()
+        Pg.await(pool.preparedQuery(CANCEL_ALL).execute(Tuple.tuple()
                 .addArrayOfString(distinct.stream().map(TimerId::toString).toArray(String[]::new))
                 .addArrayOfString(distinct.stream().map(TimerId::loadId).toArray(String[]::new))
                 .addArrayOfString(distinct.stream().map(id -> id.askId().toString()).toArray(String[]::new))
@@ -227,6 +241,23 @@ public final class PgTimerStore implements TimerStore {
                 .addOffsetDateTime(Pg.at(now))))
                 .forEach(row -> cancelled.add(TimerId.parse(row.getString("timer_id"))));
         return cancelled;
+    }
+
+    /**
+     * On Citus: one statement per timer, all sent at once, each on its load's shard and committed
+     * there. One statement for many loads would be a transaction over every node, committed in two
+     * phases. Returns the timers a statement changed.
+     */
+    private Set<TimerId> eachOnItsShard(String statement, List<Map.Entry<TimerId, Tuple>> timers) {
+        List<Future<RowSet<Row>>> sent = timers.stream().map(t -> pool.preparedQuery(statement).execute(t.getValue())).toList();
+        Pg.await(Future.all(sent));
+        Set<TimerId> changed = new HashSet<>();
+        for (int i = 0; i < timers.size(); i++) {
+            if (sent.get(i).result().rowCount() == 1) {
+                changed.add(timers.get(i).getKey());
+            }
+        }
+        return changed;
     }
 
     @Override

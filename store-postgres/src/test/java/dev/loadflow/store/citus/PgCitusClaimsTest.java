@@ -60,10 +60,8 @@ class PgCitusClaimsTest {
         claimInto(claims, outbox.pending(1, clock.instant()));
 
         // the shard of the first node's probe goes to the other node: that probe now leads there too
-        String probe = PG.database().rows("""
-                SELECT DISTINCT ON (p.groupid) 'node-probe-' || n AS probe FROM generate_series(0, 4095) n
-                JOIN pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('outbox', 'node-probe-' || n)
-                ORDER BY p.groupid, n LIMIT 1""").getFirst().get("probe").toString();
+        String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('outbox') AS probe LIMIT 1")
+                .getFirst().get("probe").toString();
         long shard = ((Number) PG.database().rows("SELECT get_shard_id_for_distribution_column('outbox', ?) AS shard", probe)
                 .getFirst().get("shard")).longValue();
         int from = port(shard);
