@@ -36,7 +36,7 @@ public final class AgentTools {
                                 .addStringProperty("ask_id", "the open ask, e.g. ask:eta_request:ping_0700")
                                 .required("ask_id").build()),
                 tool(ActionType.CREATE_HERO_TASK, "Hand the load to a human (a Hero): the driver does not answer, an SMS failed, "
-                                + "or there is no driver to ask.",
+                                + "there is no driver to ask, or an event the rules do not cover needs a person to look.",
                         JsonObjectSchema.builder()
                                 .addStringProperty("title", "one line")
                                 .addStringProperty("body", "what happened and what the Hero should do")

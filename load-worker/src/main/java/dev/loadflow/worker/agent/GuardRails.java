@@ -9,6 +9,7 @@ import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.model.id.ActionKey;
+import dev.loadflow.model.id.EventIds;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.json.JsonReader;
@@ -207,8 +208,10 @@ public final class GuardRails {
                 ActionKey key = ActionKey.heroTaskAfterDuplicate(state.loadId(), event.eventId());
                 yield new HeroSubject(key.subject(), key.attempt(), false);
             }
-            default -> throw new RefusedAnswer("create_hero_task answers a spent ask's timer, a failed SMS, or a ping on a "
-                    + "load with no driver; not this " + event.type().wire());
+            // an event type added to loadflow: the rules say nothing of it, so a person may be asked to look, once per event
+            case EventPayload.Extension added -> new HeroSubject(EventIds.eventSubject(event.eventId()), 1, false);
+            default -> throw new RefusedAnswer("create_hero_task answers a spent ask's timer, a failed SMS, a ping on a "
+                    + "load with no driver, or an event of an added type; not this " + event.type().wire());
         };
     }
 

@@ -9,6 +9,7 @@ import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.worker.example.DoorOpened;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -52,6 +53,22 @@ class GuardRailsTest {
 
     private static ToolCall call(String name, String arguments) {
         return new ToolCall(name, arguments);
+    }
+
+    @Test
+    void anEventOfAnAddedTypeMayBeHandedToAHeroOnceAndTextsNobody() {
+        InboundEvent opened = new InboundEvent("door_0705", LOAD, T0, T0, "c-door", null, new DoorOpened("rear", false));
+
+        Decision decision = GuardRails.check(List.of(call("create_hero_task",
+                "{\"title\": \"Rear door opened, seal broken\", \"body\": \"Call the driver\", \"urgency\": \"urgent\"}")),
+                null, opened, ASSIGNED_ONLY, RULES, T0);
+
+        assertThat(decision.actions()).extracting(a -> a.key(LOAD).toString())
+                .containsExactly(LOAD + "/evt:door_0705/1/create_hero_task");
+        assertThat(decision.needsHeroTask()).isTrue();
+        assertThatThrownBy(() -> GuardRails.check(List.of(call("send_sms", "{\"to\": \"+15550100\", \"text\": \"Door?\"}"),
+                call("set_timer", "{\"after_seconds\": 900}")), null, opened, ASSIGNED_ONLY, RULES, T0))
+                .isInstanceOf(RefusedAnswer.class).hasMessageContaining("this event is a DoorOpened");
     }
 
     @Test
