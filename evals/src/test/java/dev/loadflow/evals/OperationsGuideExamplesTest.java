@@ -110,6 +110,35 @@ class OperationsGuideExamplesTest {
     }
 
     @Test
+    void theGuidesAdminReplayRequeuesTheRefusedSmsAndTheAuditTrailNamesWhoDidIt() throws Exception {
+        assertThat(examples).containsKeys("admin-replay", "audit-trail");
+        String sms = "481210/ask:eta_request:ping_0700/1/send_sms";
+        stack.simulator().failNext("sms", 400, 1);
+        run("""
+                curl -s localhost:8081/loads/481210/events -H "Authorization: Bearer $INGEST_TOKEN" \
+                  -H 'content-type: application/json' -d '{"eventId":"assign_1","type":"LoadAssigned",
+                  "occurredAt":"2026-11-30T06:55:00Z","payload":{"clientId":"client-a","driverPhone":"+15550113","stage":"dispatched"}}'
+                curl -s localhost:8081/loads/481210/events -H "Authorization: Bearer $INGEST_TOKEN" \
+                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
+                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
+                """);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND outbox_id = '" + sms + "'") == 1);
+
+        String replayed = run(examples.get("admin-replay"));
+
+        assertThat(replayed).as("the dead list, then the replay's answer:%n%s", replayed)
+                .contains("\"" + sms + "\"").containsPattern("\"replayed\":1,\"auditId\":\\d+");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dispatched' AND outbox_id = '" + sms + "'") == 1);
+
+        String trail = run(examples.get("audit-trail"));
+
+        assertThat(trail).as("the replay in the audit trail, by whom:%n%s", trail)
+                .contains("\"local-operator\",\"outbox-dispatcher\",\"outbox.replay\",\"" + sms + "\"");
+    }
+
+    @Test
     void theGuidesHeldLoadRepairRetriesOneSkipsAnotherAndPreviewsTheBulkSkipOfTheThird() throws Exception {
         assertThat(examples).containsKeys("held-loads");
         for (String load : List.of("481207", "481208", "481209")) {

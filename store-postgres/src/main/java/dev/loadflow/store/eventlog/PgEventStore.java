@@ -107,16 +107,23 @@ public final class PgEventStore implements EventStore {
             SELECT seq, kind, recorded_at, body::text AS body
             FROM event_log WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
 
-    /**
-     * {@link #APPEND} for one load on a log Citus distributes: $1 the load, $2 recorded_at, $3
-     * its expected version, $4..$11 one element per entry (its place in the append, id, kind,
-     * ...), the outbox rows from $12 on. {@code loadflow_append}, distributed by its load
-     * (the schema's callback), runs on the node that holds the load's shards: the version check,
-     * the entries and the outbox rows in one local transaction, one trip from the coordinator.
-     * Citus refuses the batch form (a correlated subquery beside a set-returning function).
-     */
-    static final String APPEND_ON_ITS_NODE = "SELECT loadflow_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-            + "$12, $13, $14, $15, $16, $17, $18, $19, $20) AS appended";
+    /** The statements that differ where Citus distributes the log ({@code loadflow.db.citus}). */
+    static final class OnCitus {
+
+        /**
+         * {@link PgEventStore#APPEND} for one load on a log Citus distributes: $1 the load, $2 recorded_at, $3
+         * its expected version, $4..$11 one element per entry (its place in the append, id, kind,
+         * ...), the outbox rows from $12 on. {@code loadflow_append}, distributed by its load
+         * (the schema's callback), runs on the node that holds the load's shards: the version check,
+         * the entries and the outbox rows in one local transaction, one trip from the coordinator.
+         * Citus refuses the batch form (a correlated subquery beside a set-returning function).
+         */
+        static final String APPEND_ON_ITS_NODE = "SELECT loadflow_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+                + "$12, $13, $14, $15, $16, $17, $18, $19, $20) AS appended";
+
+        private OnCitus() {
+        }
+    }
 
     private final Pool pool;
     private final Clock clock;
@@ -311,7 +318,7 @@ public final class PgEventStore implements EventStore {
     }
 
     /**
-     * Runs {@link #APPEND}, or on a distributed log {@link #APPEND_ON_ITS_NODE} for every load at
+     * Runs {@link #APPEND}, or on a distributed log {@link OnCitus#APPEND_ON_ITS_NODE} for every load at
      * once, each committing by itself.
      */
     private Written write(List<Append> appends) {
@@ -324,7 +331,7 @@ public final class PgEventStore implements EventStore {
                 Tuple params = Tuple.tuple().addString(append.loadId()).addOffsetDateTime(now).addLong(append.expectedVersion());
                 entries(params, List.of(append), false);
                 OutboxInsert.bind(params, append.outbox());
-                calls.add(pool.preparedQuery(APPEND_ON_ITS_NODE).execute(params));
+                calls.add(pool.preparedQuery(OnCitus.APPEND_ON_ITS_NODE).execute(params));
             }
             try {
                 Pg.await(Future.join(calls));
@@ -358,7 +365,7 @@ public final class PgEventStore implements EventStore {
     /**
      * Adds one array per column of the entries of {@code appends} to {@code params}: with
      * {@code perEntryLoad} each entry's load and expected version first ({@link #APPEND}),
-     * else from its place in the append on ({@link #APPEND_ON_ITS_NODE}, one load).
+     * else from its place in the append on ({@link OnCitus#APPEND_ON_ITS_NODE}, one load).
      */
     private static Tuple entries(Tuple params, List<Append> appends, boolean perEntryLoad) {
         int n = appends.stream().mapToInt(a -> a.entries().size()).sum();

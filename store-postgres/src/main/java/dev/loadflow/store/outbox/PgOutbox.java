@@ -319,15 +319,9 @@ public final class PgOutbox implements Outbox {
         List<OutboxRow> claimed = new ArrayList<>();
         Integer[] left = wanted.clone();
         for (String probe : nodes.inTurn()) {
-            RowSet<Row> rows;
-            try {
-                rows = Pg.await(pool.preparedQuery(OnCitus.CLAIM).execute(Tuple.of(probe, Pg.at(now), Pg.at(now.plus(lease)),
-                        channels, left)));
-            } catch (RuntimeException e) {
-                if (nodes.refusedHere(e)) {
-                    continue;
-                }
-                throw e;
+            RowSet<Row> rows = nodes.onNode(OnCitus.CLAIM, Tuple.of(probe, Pg.at(now), Pg.at(now.plus(lease)), channels, left));
+            if (rows == null) {
+                continue;
             }
             for (OutboxRow row : map(rows)) {
                 claimed.add(row);

@@ -3,6 +3,7 @@ package dev.loadflow.store.pg;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Clock;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * node at a time, starting one node further on each pass, so no node waits behind another.
  *
  * <p>The probes are read again every {@code refresh} and whenever a node refuses one
- * ({@link #refusedHere}): a node added and shards rebalanced are found within that time.
+ * ({@link #onNode}): a node added and shards rebalanced are found within that time.
  */
 public final class CitusNodes {
 
@@ -71,15 +72,20 @@ public final class CitusNodes {
     }
 
     /**
-     * Whether {@code error} is a node's refusal of a probe whose shard it no longer holds (a
-     * shard moved); the probes are read again on the next call.
+     * Runs {@code statement}, whose first parameter is a probe, on that probe's node; null when
+     * the node no longer holds the probe's shard (a shard moved): the caller passes it over and
+     * the probes are read again on the next call.
      */
-    public boolean refusedHere(Throwable error) {
-        if (error instanceof PgException pg && NOT_HERE.equals(pg.getSqlState())) {
-            readAt = Instant.MIN;
-            return true;
+    public RowSet<Row> onNode(String statement, Tuple params) {
+        try {
+            return Pg.await(pool.preparedQuery(statement).execute(params));
+        } catch (PgException e) {
+            if (NOT_HERE.equals(e.getSqlState())) {
+                readAt = Instant.MIN;
+                return null;
+            }
+            throw e;
         }
-        return false;
     }
 
     private List<String> read() {

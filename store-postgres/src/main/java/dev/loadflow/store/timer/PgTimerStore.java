@@ -274,7 +274,7 @@ public final class PgTimerStore implements TimerStore {
         } else {
             due = new ArrayList<>();
             for (String probe : nodes.inTurn()) {
-                RowSet<Row> rows = onNode(OnCitus.CLAIM_DUE, Tuple.of(probe, Pg.at(now), Pg.at(now.plus(claimLease)), limit - due.size()));
+                RowSet<Row> rows = nodes.onNode(OnCitus.CLAIM_DUE, Tuple.of(probe, Pg.at(now), Pg.at(now.plus(claimLease)), limit - due.size()));
                 if (rows != null) {
                     due.addAll(map(rows));
                 }
@@ -285,18 +285,6 @@ public final class PgTimerStore implements TimerStore {
         }
         due.sort(Comparator.comparing(Timer::fireAt));
         return due;
-    }
-
-    /** A statement on one node; null if the node no longer holds its probe's shard (passed over until the probes are read again). */
-    private RowSet<Row> onNode(String statement, Tuple params) {
-        try {
-            return Pg.await(pool.preparedQuery(statement).execute(params));
-        } catch (RuntimeException e) {
-            if (nodes.refusedHere(e)) {
-                return null;
-            }
-            throw e;
-        }
     }
 
     @Override
@@ -327,7 +315,7 @@ public final class PgTimerStore implements TimerStore {
         }
         Optional<Instant> earliest = Optional.empty();
         for (String probe : nodes.inTurn()) {
-            RowSet<Row> rows = onNode(OnCitus.NEXT_FIRE_AT, Tuple.of(probe));
+            RowSet<Row> rows = nodes.onNode(OnCitus.NEXT_FIRE_AT, Tuple.of(probe));
             Instant next = rows == null ? null : Pg.instant(rows.iterator().next(), "fire_at");
             if (next != null && (earliest.isEmpty() || next.isBefore(earliest.get()))) {
                 earliest = Optional.of(next);

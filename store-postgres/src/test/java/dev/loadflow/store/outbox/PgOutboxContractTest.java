@@ -53,15 +53,20 @@ class PgOutboxContractTest extends OutboxContract {
         return !PG.database().citus();
     }
 
+    /** {@code load}'s log with a ping and the decision that asked the driver for an ETA; the SMS row's id. */
+    private String askedForAnEta(String load) {
+        InboundEvent ping = ping(load, "ping_0700", T0);
+        List<Action> actions = etaAsk(ping, T0);
+        eventStore(clock).append(load, List.of(ping, decision(ping, T0, actions)), 0, outboxRows(load, actions, T0, ping.eventId()));
+        return load + "/ask:eta_request:ping_0700/1/send_sms";
+    }
+
     /** A failed attempt names its load (V30), so that on Citus it lives on its row's shard. */
     @Test
     void everyFailedAttemptNamesItsLoad() {
         String load = newLoadId();
-        InboundEvent ping = ping(load, "ping_0700", T0);
-        List<Action> actions = etaAsk(ping, T0);
-        eventStore(clock).append(load, List.of(ping, decision(ping, T0, actions)), 0, outboxRows(load, actions, T0, ping.eventId()));
+        String sms = askedForAnEta(load);
         Outbox outbox = outbox(clock, LEASE);
-        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
         OutboxRow row = outbox.pending(10, T0).stream().filter(r -> r.outboxId().equals(sms)).findFirst().orElseThrow();
 
         outbox.markFailed(sms, row.claimToken(), "retryable: 503", T0.plusSeconds(30));
@@ -77,10 +82,7 @@ class PgOutboxContractTest extends OutboxContract {
     @Test
     void aRowOfAChannelThisProcessDoesNotKnowIsReadAndAged() {
         String load = newLoadId();
-        InboundEvent ping = ping(load, "ping_0700", T0);
-        List<Action> actions = etaAsk(ping, T0);
-        eventStore(clock).append(load, List.of(ping, decision(ping, T0, actions)), 0, outboxRows(load, actions, T0, ping.eventId()));
-        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        String sms = askedForAnEta(load);
         Pg.await(PG.pool().preparedQuery("UPDATE outbox SET channel = 'telex' WHERE load_id = $1 AND outbox_id = $2")
                 .execute(Tuple.of(load, sms)));
         Outbox outbox = outbox(clock, LEASE);
