@@ -87,18 +87,7 @@ class OperationsGuideExamplesTest {
     @Test
     void theGuidesReplayDryRunFindsAnSmsTheChannelRefusedAndChangesNothing() throws Exception {
         assertThat(examples).containsKeys("replay-dry-run");
-        stack.simulator().failNext("sms", 400, 1);
-        String refused = """
-                curl -s localhost:8081/loads/500002/events -H "Authorization: Bearer $INGEST_TOKEN" \
-                  -H 'content-type: application/json' -d '{"eventId":"assign_1","type":"LoadAssigned",
-                  "occurredAt":"2026-11-30T06:55:00Z","payload":{"clientId":"client-a","driverPhone":"+15550112","stage":"dispatched"}}'
-                curl -s localhost:8081/loads/500002/events -H "Authorization: Bearer $INGEST_TOKEN" \
-                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
-                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
-                """;
-        run(refused);
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
-                .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND channel = 'sms'") >= 1);
+        smsRefusedFor("500002", "+15550112");
         long dead = stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND channel = 'sms'");
 
         String answer = run(examples.get("replay-dry-run"));
@@ -112,18 +101,7 @@ class OperationsGuideExamplesTest {
     @Test
     void theGuidesAdminReplayRequeuesTheRefusedSmsAndTheAuditTrailNamesWhoDidIt() throws Exception {
         assertThat(examples).containsKeys("admin-replay", "audit-trail");
-        String sms = "481210/ask:eta_request:ping_0700/1/send_sms";
-        stack.simulator().failNext("sms", 400, 1);
-        run("""
-                curl -s localhost:8081/loads/481210/events -H "Authorization: Bearer $INGEST_TOKEN" \
-                  -H 'content-type: application/json' -d '{"eventId":"assign_1","type":"LoadAssigned",
-                  "occurredAt":"2026-11-30T06:55:00Z","payload":{"clientId":"client-a","driverPhone":"+15550113","stage":"dispatched"}}'
-                curl -s localhost:8081/loads/481210/events -H "Authorization: Bearer $INGEST_TOKEN" \
-                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
-                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
-                """);
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
-                .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND outbox_id = '" + sms + "'") == 1);
+        String sms = smsRefusedFor("481210", "+15550113");
 
         String replayed = run(examples.get("admin-replay"));
 
@@ -169,6 +147,26 @@ class OperationsGuideExamplesTest {
         });
         assertThat(stack.count("SELECT count(*) FROM held_load WHERE load_id = '481209' AND state = 'held'"))
                 .as("a dry run skips nothing").isEqualTo(1);
+    }
+
+    /**
+     * Assigns {@code load} to a driver and posts a high-risk ping, the channel refusing the SMS
+     * that asks for an ETA ({@code 400}); waits until that SMS row is dead and returns its id.
+     */
+    private static String smsRefusedFor(String load, String driverPhone) throws Exception {
+        stack.simulator().failNext("sms", 400, 1);
+        run("""
+                curl -s localhost:8081/loads/%1$s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
+                  -H 'content-type: application/json' -d '{"eventId":"assign_1","type":"LoadAssigned",
+                  "occurredAt":"2026-11-30T06:55:00Z","payload":{"clientId":"client-a","driverPhone":"%2$s","stage":"dispatched"}}'
+                curl -s localhost:8081/loads/%1$s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
+                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
+                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
+                """.formatted(load, driverPhone));
+        String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND outbox_id = '" + sms + "'") == 1);
+        return sms;
     }
 
     /** The marked bash blocks of the guide, by name. */
