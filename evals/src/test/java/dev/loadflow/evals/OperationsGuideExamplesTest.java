@@ -149,6 +149,48 @@ class OperationsGuideExamplesTest {
                 .as("a dry run skips nothing").isEqualTo(1);
     }
 
+    @Test
+    void theGuidesAcknowledgementsMarkADeadRowWithItsAlertAnAlertAloneAndAParkedMessageHandled() throws Exception {
+        assertThat(examples).containsKeys("acknowledge");
+        String handledByPhone = heroTaskRefusedFor("481211");
+        String outage = heroTaskRefusedFor("481212");
+        // parked earlier, as a worker with on-poison=skip parks a message it cannot read
+        stack.sql("""
+                INSERT INTO load_queue_dead (load_id, message_id, body, enqueued_at, receive_count, parked_at, reason)
+                VALUES ('481213', 'garbled', '{"eventId": "garbled"}', now(), 1, now(), 'unreadable: no type')""");
+
+        String answer = run(examples.get("acknowledge"));
+
+        assertThat(answer).as("three acknowledgements, each audited:%n%s", answer)
+                .containsPattern("\\{\"target\":\"" + Pattern.quote(handledByPhone) + "\",\"acknowledged\":true,\"auditId\":\\d+}")
+                .containsPattern("\"acknowledged\":true,\"auditId\":\\d+}\\s+\\{\"loadId\":\"481213\",\"messageId\":\"garbled\",\"acknowledged\":true");
+        assertThat(stack.count("SELECT count(*) FROM outbox WHERE outbox_id = '" + handledByPhone
+                + "' AND status = 'dead' AND acknowledged_at IS NOT NULL")).as("the row stays dead, marked handled").isEqualTo(1);
+        assertThat(stack.count("SELECT count(*) FROM ops_alert WHERE outbox_id IN ('" + handledByPhone + "', '" + outage
+                + "') AND acknowledged_at IS NOT NULL")).as("the row's alert with it; the other alone").isEqualTo(2);
+        assertThat(stack.count("SELECT count(*) FROM outbox WHERE outbox_id = '" + outage + "' AND acknowledged_at IS NULL"))
+                .as("acknowledging an alert leaves its row waiting").isEqualTo(1);
+        assertThat(stack.count("SELECT count(*) FROM load_queue_dead WHERE load_id = '481213' AND acknowledged_at IS NOT NULL"))
+                .as("the parked message stays, marked handled").isEqualTo(1);
+    }
+
+    /**
+     * Posts a high-risk ping to the unassigned {@code load}, the channel refusing the Hero task it
+     * raises ({@code 400}); waits until that row is dead and its alert raised, and returns the row's id.
+     */
+    private static String heroTaskRefusedFor(String load) throws Exception {
+        stack.simulator().failNext("hero", 400, 1);
+        run("""
+                curl -s localhost:8081/loads/%s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
+                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
+                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
+                """.formatted(load));
+        String task = load + "/evt:ping_0700/1/create_hero_task";
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.count("SELECT count(*) FROM ops_alert WHERE outbox_id = '" + task + "'") == 1);
+        return task;
+    }
+
     /**
      * Assigns {@code load} to a driver and posts a high-risk ping, the channel refusing the SMS
      * that asks for an ETA ({@code 400}); waits until that SMS row is dead and returns its id.
