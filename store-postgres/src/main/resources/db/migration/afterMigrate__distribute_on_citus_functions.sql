@@ -4,7 +4,9 @@
 --
 -- * A run's append: loadflow_append is distributed by its load, co-located with the log. Citus
 --   sends a call to the node that holds the load's shards, where the log entries and the outbox
---   rows go in one local transaction, the version checked as on one PostgreSQL.
+--   rows go in one local transaction, the version checked as on one PostgreSQL. A batch's append is
+--   one call of loadflow_append_here per node, made with the node's probe (below): each node writes
+--   the batch's loads whose shards it holds, in one local transaction of its own.
 -- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
 --   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
 --   one node. Citus sends such a call to that node, where the function works on the node's own
@@ -199,6 +201,67 @@ BEGIN
     $body$
     $fn$;
 
+    -- a batch's append on one node: of the loads given, those whose shards lie here (each with the version it expects),
+    -- each written as loadflow_append writes one, all in this node's one local transaction; a row per load of this node.
+    -- Nothing when a probe called before (before) leads here too (a shard moved): that call writes this node's loads
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_append_here(probe text, before text[], recorded timestamptz,
+            e_loads text[], versions bigint[], ords int[], entry_ids text[], kinds text[], types text[], occurred timestamptz[],
+            correlations text[], causations text[], bodies text[],
+            o_loads text[], o_ids text[], o_types text[], o_channels text[], o_payloads text[], o_available timestamptz[],
+            o_correlations text[], o_causations text[], o_traces text[]) RETURNS TABLE (owned text, appended boolean)
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        load text;
+        expected bigint;
+        logged int;
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
+                       WHERE shardid = get_shard_id_for_distribution_column('event_log', probe) AND groupid = here) THEN
+            RAISE EXCEPTION 'the shard of % is not on this node: call the append by itself, so Citus sends it there', probe
+                USING ERRCODE = 'LF001';
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(before) AS b(probe)
+                   JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', b.probe)
+                   WHERE p.groupid = here) THEN
+            RETURN;
+        END IF;
+        FOR load, expected IN
+            SELECT DISTINCT e.load_id, e.version FROM unnest(e_loads, versions) AS e(load_id, version)
+            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p
+                          WHERE p.shardid = get_shard_id_for_distribution_column('event_log', e.load_id) AND p.groupid = here)
+        LOOP
+            owned := load;
+            appended := false;
+            IF expected = coalesce((SELECT max(l.seq) FROM event_log l WHERE l.load_id = load), 0) THEN
+                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id,
+                                       causation_id, body)
+                SELECT load, expected + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, recorded, e.correlation_id,
+                       e.causation_id, e.body::jsonb
+                FROM unnest(e_loads, ords, entry_ids, kinds, types, occurred, correlations, causations, bodies)
+                     AS e(load_id, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
+                WHERE e.load_id = load;
+                GET DIAGNOSTICS logged = ROW_COUNT;
+                IF logged > 0 THEN
+                    INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
+                                        correlation_id, causation_id, traceparent, created_at)
+                    SELECT o.outbox_id, load, o.action_type, o.channel, o.payload::jsonb, 'pending', 0, o.available_at,
+                           o.correlation_id, o.causation_id, o.traceparent, recorded
+                    FROM unnest(o_loads, o_ids, o_types, o_channels, o_payloads, o_available, o_correlations, o_causations,
+                                o_traces)
+                         AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id,
+                              traceparent)
+                    WHERE o.load_id = load;
+                    appended := true;
+                END IF;
+            END IF;
+            RETURN NEXT;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
     -- Citus keeps every function it propagates in pg_dist_object; the claims are distributed once
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])'::regprocedure
@@ -215,17 +278,23 @@ BEGIN
             'loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])',
             '$1', colocate_with := 'event_log');
     END IF;
-
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])'::regprocedure
+                     AND distribution_argument_index IS NOT NULL) THEN
+        PERFORM create_distributed_function('loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])', '$1', colocate_with := 'event_log');
+    END IF;
     -- the services' role may call the functions (the claims run as the schema's owner, who alone may lock a shard's
     -- placement), nobody else: the console's reader neither claims nor appends
     REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
-        loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
+        loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
+        loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
         GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
-            loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
+            loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
+            loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
             TO loadflow_app;
     END IF;
 END

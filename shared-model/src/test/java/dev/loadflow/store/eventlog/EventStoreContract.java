@@ -371,10 +371,10 @@ public abstract class EventStoreContract {
                 new EventStore.Append(b, List.of(ping(b, "ping_0655", T0)), 1, List.of()))))
                 .isInstanceOfSatisfying(BatchAppendRejectedException.class, rejected -> {
                     assertThat(rejected.loadIds()).containsExactlyInAnyOrder(a, b);
-                    assertThat(rejected.written()).as("the loads written").isEqualTo(batchIsOneTransaction() ? Set.of() : Set.of(a));
+                    assertThat(rejected.written()).as("the loads written").isEqualTo(appendedTogether(a, b) ? Set.of() : Set.of(a));
                 });
 
-        if (batchIsOneTransaction()) {
+        if (appendedTogether(a, b)) {
             assertThat(store.read(a).version()).isZero();
             assertThat(outbox.find(a + "/ask:eta_request:ping_0700/1/send_sms")).isEmpty();
         } else {
@@ -385,11 +385,11 @@ public abstract class EventStoreContract {
     }
 
     /**
-     * Whether a batch append is one transaction, so that a violation anywhere writes nothing. A
-     * store that commits each load by itself (PostgreSQL distributed by Citus) writes the loads
-     * it can, each whole, and names them.
+     * Whether two loads of a batch append are written in one transaction, so that a violation in
+     * one writes neither. A store that commits a batch in parts (PostgreSQL distributed by Citus:
+     * one transaction per node) writes the parts it can, each load whole, and names the loads.
      */
-    protected boolean batchIsOneTransaction() {
+    protected boolean appendedTogether(String loadA, String loadB) {
         return true;
     }
 

@@ -7,6 +7,7 @@ import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.store.outbox.OutboxInsert;
 import dev.loadflow.store.outbox.OutboxMessage;
+import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
@@ -121,6 +122,18 @@ public final class PgEventStore implements EventStore {
         static final String APPEND_ON_ITS_NODE = "SELECT loadflow_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
                 + "$12, $13, $14, $15, $16, $17, $18, $19, $20) AS appended";
 
+        /**
+         * A batch's append on one node: $1 the node's probe ({@link CitusNodes}), $2 the probes
+         * called before it, then the parameters of {@link PgEventStore#APPEND}. {@code loadflow_append_here}, distributed by
+         * the probe, writes the batch's loads whose shards lie on that node, each as
+         * {@link #APPEND_ON_ITS_NODE} writes one, in one local transaction; a row per such load
+         * ({@code owned}) says whether it was appended. A node the probe no longer names refuses
+         * ({@link CitusNodes#NOT_HERE}); a node an earlier probe leads to as well (a shard moved)
+         * leaves its loads to that probe's call.
+         */
+        static final String APPEND_HERE = "SELECT owned, appended FROM loadflow_append_here($1, $2, $3, $4, $5, $6, $7, $8, "
+                + "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)";
+
         private OnCitus() {
         }
     }
@@ -129,6 +142,7 @@ public final class PgEventStore implements EventStore {
     private final Clock clock;
     private final Wakeups wakeups;
     private final boolean distributed;
+    private final CitusNodes nodes;
 
     /** @param wakeups told after an append that queued outbox rows commits (the dispatchers' channel) */
     public PgEventStore(Pool pool, Clock clock, Wakeups wakeups) {
@@ -137,14 +151,15 @@ public final class PgEventStore implements EventStore {
 
     /**
      * @param distributed the log is distributed by Citus ({@code loadflow.db.citus}): a batch is
-     *                    read and appended load by load, each append on the node that holds the
-     *                    load and committed there, so each load stays all or nothing
+     *                    read load by load and appended node by node, each node's loads in one
+     *                    transaction there, so each load stays all or nothing
      */
     public PgEventStore(Pool pool, Clock clock, Wakeups wakeups, boolean distributed) {
         this.pool = pool;
         this.clock = clock;
         this.wakeups = wakeups;
         this.distributed = distributed;
+        this.nodes = distributed ? new CitusNodes(pool, "event_log", clock, CitusNodes.REFRESH) : null;
     }
 
     @Override
@@ -311,61 +326,129 @@ public final class PgEventStore implements EventStore {
     }
 
     /**
-     * What a write did: the loads it appended, and on a distributed log the first load's failure
-     * (the others' appends stand, each whole).
+     * What a write did: the loads it appended, and on a distributed log the first failure (the
+     * appends that committed elsewhere stand, each load whole).
      */
     private record Written(Set<String> loads, RuntimeException failure) {
     }
 
     /**
-     * Runs {@link #APPEND}, or on a distributed log {@link OnCitus#APPEND_ON_ITS_NODE} for every load at
-     * once, each committing by itself.
+     * Runs {@link #APPEND}; on a distributed log one load by {@link OnCitus#APPEND_ON_ITS_NODE},
+     * a batch {@link #byNode}.
      */
     private Written write(List<Append> appends) {
         OffsetDateTime now = Pg.at(clock.instant());
-        Set<String> written = new HashSet<>();
-        RuntimeException failure = null;
-        if (distributed) {
-            List<Future<RowSet<Row>>> calls = new ArrayList<>();
-            for (Append append : appends) {
-                Tuple params = Tuple.tuple().addString(append.loadId()).addOffsetDateTime(now).addLong(append.expectedVersion());
-                entries(params, List.of(append), false);
-                OutboxInsert.bind(params, append.outbox());
-                calls.add(pool.preparedQuery(OnCitus.APPEND_ON_ITS_NODE).execute(params));
-            }
-            try {
-                Pg.await(Future.join(calls));
-            } catch (RuntimeException e) {
-                if (calls.stream().anyMatch(call -> !call.isComplete())) {
-                    throw e;
-                }
-                // every call answered: told apart below, call by call, as the loads written stand
-            }
-            for (int i = 0; i < calls.size(); i++) {
-                Future<RowSet<Row>> call = calls.get(i);
-                if (call.failed()) {
-                    if (failure == null) {
-                        failure = call.cause() instanceof RuntimeException e ? e : new IllegalStateException(call.cause());
-                    }
-                } else if (call.result().iterator().next().getBoolean("appended")) {
-                    written.add(appends.get(i).loadId());
-                }
-            }
-        } else {
+        Written written;
+        if (!distributed) {
             Tuple params = entries(Tuple.tuple().addOffsetDateTime(now), appends, true);
             OutboxInsert.bind(params, appends.stream().flatMap(a -> a.outbox().stream()).toList());
-            Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> written.add(row.getString("load_id")));
+            Set<String> loads = new HashSet<>();
+            Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> loads.add(row.getString("load_id")));
+            written = new Written(loads, null);
+        } else if (appends.size() == 1) {
+            written = eachOnItsNode(appends, now);
+        } else {
+            written = byNode(appends, now);
         }
-        if (appends.stream().anyMatch(a -> !a.outbox().isEmpty() && written.contains(a.loadId()))) {
+        if (appends.stream().anyMatch(a -> !a.outbox().isEmpty() && written.loads().contains(a.loadId()))) {
             wakeups.wake(PgNotifications.OUTBOX);
+        }
+        return written;
+    }
+
+    /**
+     * A batch on a distributed log: {@link OnCitus#APPEND_HERE} on every node at once, each
+     * writing its loads in one transaction of its own. A load no node took (its shard was
+     * moving, or lies on a node added since the probes were read) is then appended by itself.
+     */
+    private Written byNode(List<Append> appends, OffsetDateTime now) {
+        Tuple batch = entries(Tuple.tuple(), appends, true);
+        OutboxInsert.bind(batch, appends.stream().flatMap(a -> a.outbox().stream()).toList());
+        List<Future<RowSet<Row>>> calls = new ArrayList<>();
+        List<String> probes = nodes.inTurn();
+        for (int p = 0; p < probes.size(); p++) {
+            Tuple params = Tuple.tuple().addString(probes.get(p)).addArrayOfString(probes.subList(0, p).toArray(String[]::new))
+                    .addOffsetDateTime(now);
+            for (int i = 0; i < batch.size(); i++) {
+                params.addValue(batch.getValue(i));
+            }
+            calls.add(pool.preparedQuery(OnCitus.APPEND_HERE).execute(params));
+        }
+        awaitEvery(calls);
+        Set<String> owned = new HashSet<>();
+        Set<String> written = new HashSet<>();
+        RuntimeException failure = null;
+        for (Future<RowSet<Row>> call : calls) {
+            if (call.failed()) {
+                if (!nodes.refused(call.cause()) && failure == null) {
+                    failure = runtime(call.cause());
+                }
+                continue;
+            }
+            for (Row row : call.result()) {
+                owned.add(row.getString("owned"));
+                if (row.getBoolean("appended")) {
+                    written.add(row.getString("owned"));
+                }
+            }
+        }
+        if (failure != null) {
+            return new Written(written, failure);
+        }
+        List<Append> left = appends.stream().filter(a -> !owned.contains(a.loadId())).toList();
+        if (left.isEmpty()) {
+            return new Written(written, null);
+        }
+        Written rest = eachOnItsNode(left, now);
+        written.addAll(rest.loads());
+        return new Written(written, rest.failure());
+    }
+
+    /** {@link OnCitus#APPEND_ON_ITS_NODE} for every load at once, each committing by itself. */
+    private Written eachOnItsNode(List<Append> appends, OffsetDateTime now) {
+        List<Future<RowSet<Row>>> calls = new ArrayList<>();
+        for (Append append : appends) {
+            Tuple params = Tuple.tuple().addString(append.loadId()).addOffsetDateTime(now).addLong(append.expectedVersion());
+            entries(params, List.of(append), false);
+            OutboxInsert.bind(params, append.outbox());
+            calls.add(pool.preparedQuery(OnCitus.APPEND_ON_ITS_NODE).execute(params));
+        }
+        awaitEvery(calls);
+        Set<String> written = new HashSet<>();
+        RuntimeException failure = null;
+        for (int i = 0; i < calls.size(); i++) {
+            Future<RowSet<Row>> call = calls.get(i);
+            if (call.failed()) {
+                if (failure == null) {
+                    failure = runtime(call.cause());
+                }
+            } else if (call.result().iterator().next().getBoolean("appended")) {
+                written.add(appends.get(i).loadId());
+            }
         }
         return new Written(written, failure);
     }
 
+    /** Waits until every call answered; a failure is thrown only when some call never did (told apart call by call else). */
+    private static void awaitEvery(List<Future<RowSet<Row>>> calls) {
+        try {
+            Pg.await(Future.join(calls));
+        } catch (RuntimeException e) {
+            if (calls.stream().anyMatch(call -> !call.isComplete())) {
+                throw e;
+            }
+        }
+    }
+
+    private static RuntimeException runtime(Throwable cause) {
+        return cause instanceof RuntimeException e ? e : new IllegalStateException(cause);
+    }
+
     /**
      * Adds one array per column of the entries of {@code appends} to {@code params}: with
-     * {@code perEntryLoad} each entry's load and expected version first ({@link #APPEND}),
-     * else from its place in the append on ({@link OnCitus#APPEND_ON_ITS_NODE}, one load).
+     * {@code perEntryLoad} each entry's load and expected version first ({@link #APPEND},
+     * {@link OnCitus#APPEND_HERE}), else from its place in the append on
+     * ({@link OnCitus#APPEND_ON_ITS_NODE}, one load).
      */
     private static Tuple entries(Tuple params, List<Append> appends, boolean perEntryLoad) {
         int n = appends.stream().mapToInt(a -> a.entries().size()).sum();

@@ -80,12 +80,23 @@ public final class CitusNodes {
         try {
             return Pg.await(pool.preparedQuery(statement).execute(params));
         } catch (PgException e) {
-            if (NOT_HERE.equals(e.getSqlState())) {
-                readAt = Instant.MIN;
+            if (refused(e)) {
                 return null;
             }
             throw e;
         }
+    }
+
+    /**
+     * Whether {@code failure} is a node's refusal of its probe ({@link #NOT_HERE}: the probe's
+     * shard moved away); if so the probes are read again on the next call.
+     */
+    public boolean refused(Throwable failure) {
+        if (failure instanceof PgException e && NOT_HERE.equals(e.getSqlState())) {
+            readAt = Instant.MIN;
+            return true;
+        }
+        return false;
     }
 
     private List<String> read() {

@@ -24,8 +24,11 @@ class PgEventStoreContractTest extends EventStoreContract {
     }
 
     @Override
-    protected boolean batchIsOneTransaction() {
-        return !PG.database().citus();
+    protected boolean appendedTogether(String loadA, String loadB) {
+        return !PG.database().citus() || PG.database().count("""
+                SELECT count(DISTINCT groupid) FROM pg_dist_placement
+                WHERE shardid IN (get_shard_id_for_distribution_column('event_log', '%s'),
+                                  get_shard_id_for_distribution_column('event_log', '%s'))""".formatted(loadA, loadB)) == 1;
     }
 
     @Override
