@@ -6,7 +6,8 @@
 --   sends a call to the node that holds the load's shards, where the log entries and the outbox
 --   rows go in one local transaction, the version checked as on one PostgreSQL. A batch's append is
 --   one call of loadflow_append_here per node, made with the node's probe (below): each node writes
---   the batch's loads whose shards it holds, in one local transaction of its own.
+--   the batch's loads whose shards it holds, in one local transaction of its own; a batch's read is
+--   one call of loadflow_read_here per node likewise.
 -- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
 --   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
 --   one node. Citus sends such a call to that node, where the function works on the node's own
@@ -262,6 +263,41 @@ BEGIN
     $body$
     $fn$;
 
+    -- a batch's read on one node: for each load whose shards lie here, a row naming it (seq NULL), then its entries after
+    -- the seq given, in order; nothing when a probe called before leads here too
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_read_here(probe text, before text[], loads text[], afters bigint[])
+            RETURNS TABLE (load_id text, seq bigint, kind text, recorded_at timestamptz, body text)
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    #variable_conflict use_column
+    DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        load text;
+        read_after bigint;
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
+                       WHERE shardid = get_shard_id_for_distribution_column('event_log', probe) AND groupid = here) THEN
+            RAISE EXCEPTION 'the shard of % is not on this node: call the read by itself, so Citus sends it there', probe
+                USING ERRCODE = 'LF001';
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(before) AS b(probe)
+                   JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', b.probe)
+                   WHERE p.groupid = here) THEN
+            RETURN;
+        END IF;
+        FOR load, read_after IN
+            SELECT k.load_id, k.seq FROM unnest(loads, afters) AS k(load_id, seq)
+            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p
+                          WHERE p.shardid = get_shard_id_for_distribution_column('event_log', k.load_id) AND p.groupid = here)
+        LOOP
+            RETURN QUERY SELECT load, NULL::bigint, NULL::text, NULL::timestamptz, NULL::text;
+            RETURN QUERY SELECT load, e.seq, e.kind, e.recorded_at, e.body::text
+                         FROM event_log e WHERE e.load_id = load AND e.seq > read_after ORDER BY e.seq;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
     -- Citus keeps every function it propagates in pg_dist_object; the claims are distributed once
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])'::regprocedure
@@ -283,15 +319,19 @@ BEGIN
                      AND distribution_argument_index IS NOT NULL) THEN
         PERFORM create_distributed_function('loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])', '$1', colocate_with := 'event_log');
     END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_read_here(text,text[],text[],bigint[])'::regprocedure AND distribution_argument_index IS NOT NULL) THEN
+        PERFORM create_distributed_function('loadflow_read_here(text,text[],text[],bigint[])', '$1', colocate_with := 'event_log');
+    END IF;
     -- the services' role may call the functions (the claims run as the schema's owner, who alone may lock a shard's
     -- placement), nobody else: the console's reader neither claims nor appends
-    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text),
+    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text), loadflow_read_here(text,text[],text[],bigint[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
         loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
         loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
-        GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text),
+        GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_read_here(text,text[],text[],bigint[]),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
             loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
             loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])

@@ -2,6 +2,7 @@ package dev.loadflow.store.citus;
 
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.eventlog.BatchAppendRejectedException;
 import dev.loadflow.store.eventlog.EventStore;
@@ -29,7 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * A batch's append on a log Citus distributes (skipped on one PostgreSQL): one transaction per
  * node, so a violation in one load leaves that node's loads of the batch unwritten and the other
  * node's written, each load whole; and when a shard moved under the probes, every load is still
- * appended, once.
+ * appended, once, and a batch's read still finds each load's entries.
  */
 class PgCitusAppendTest {
 
@@ -74,7 +75,7 @@ class PgCitusAppendTest {
     }
 
     @Test
-    void whenTheShardOfANodesProbeMovesEveryLoadOfABatchIsStillAppendedOnce() {
+    void whenTheShardOfANodesProbeMovesEveryLoadOfABatchIsStillAppendedOnceAndRead() {
         Map<Integer, List<String>> byNode = loadsByNode(6);
         String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('event_log') AS probe LIMIT 1")
                 .getFirst().get("probe").toString();
@@ -101,6 +102,16 @@ class PgCitusAppendTest {
             }
             assertThat(PG.database().count("SELECT count(*) FROM outbox")).as("an SMS and a timer each, the first batch's too")
                     .isEqualTo((long) (batch.size() + byNode.size()) * etaAskFor(batch.getFirst().loadId()).outbox().size());
+
+            Map<String, Long> versions = new java.util.LinkedHashMap<>();
+            batch.forEach(append -> versions.put(append.loadId(), 0L));
+            versions.put(batch.getFirst().loadId(), 1L);
+            versions.put(batch.getLast().loadId(), 2L);
+            Map<String, List<RecordedEntry>> read = store.readAfter(versions);
+
+            assertThat(read).as("every load of the batch read, on whichever node").containsOnlyKeys(versions.keySet());
+            versions.forEach((load, after) -> assertThat(read.get(load)).as("%s after seq %d", load, after)
+                    .extracting(RecordedEntry::seq).isEqualTo(after == 2L ? List.of() : after == 1L ? List.of(2L) : List.of(1L, 2L)));
         } finally {
             move(shard, to, from);
         }

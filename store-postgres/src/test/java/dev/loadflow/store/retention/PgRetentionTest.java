@@ -103,6 +103,9 @@ class PgRetentionTest {
         assertThat(events.contains("L-idle", "ping_3")).isFalse();
         assertThat(events.readAfter(Map.of("L-idle", 2L)).get("L-idle")).as("a cached projection at version 2 catches up")
                 .extracting(RecordedEntry::seq).containsExactly(3L, 4L, 5L);
+        Map<String, List<RecordedEntry>> batch = events.readAfter(Map.of("L-idle", 2L, "L-recent", 1L));
+        assertThat(batch.get("L-idle")).as("and so in a batch's read").extracting(RecordedEntry::seq).containsExactly(3L, 4L, 5L);
+        assertThat(batch.get("L-recent")).extracting(RecordedEntry::seq).containsExactly(2L);
 
         assertThat(retention.archiveIdleLoads(CUTOFF, LATER, 2)).as("a second pass finds nothing")
                 .isEqualTo(new PgRetention.Archived(0, 0));
