@@ -6,8 +6,7 @@
 --   sends a call to the node that holds the load's shards, where the log entries and the outbox
 --   rows go in one local transaction, the version checked as on one PostgreSQL. A batch's append is
 --   one call of loadflow_append_here per node, made with the node's probe (below): each node writes
---   the batch's loads whose shards it holds, in one local transaction of its own; a batch's read is
---   one call of loadflow_read_here per node likewise.
+--   the batch's loads whose shards it holds, in one local transaction of its own.
 -- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
 --   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
 --   one node. Citus sends such a call to that node, where the function works on the node's own
@@ -202,6 +201,32 @@ BEGIN
     $body$
     $fn$;
 
+    -- of a batch's loads, those whose shards lie on this node, for the call made with the node's probe; none when a probe
+    -- called before (before) leads here too (a shard moved: that call takes this node's loads); where the probe's shard
+    -- is not, a refusal
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_batch_here(probe text, before text[], loads text[]) RETURNS SETOF text
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
+                       WHERE shardid = get_shard_id_for_distribution_column('event_log', probe) AND groupid = here) THEN
+            RAISE EXCEPTION 'the shard of % is not on this node: call the batch by itself, so Citus sends it there', probe
+                USING ERRCODE = 'LF001';
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(before) AS b(probe)
+                   JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', b.probe)
+                   WHERE p.groupid = here) THEN
+            RETURN;
+        END IF;
+        RETURN QUERY SELECT DISTINCT l.load_id FROM unnest(loads) AS l(load_id)
+                     JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', l.load_id)
+                     WHERE p.groupid = here;
+    END
+    $body$
+    $fn$;
+
     -- a batch's append on one node: of the loads given, those whose shards lie here (each with the version it expects),
     -- each written as loadflow_append writes one, all in this node's one local transaction; a row per load of this node.
     -- Nothing when a probe called before (before) leads here too (a shard moved): that call writes this node's loads
@@ -213,25 +238,13 @@ BEGIN
             o_correlations text[], o_causations text[], o_traces text[]) RETURNS TABLE (owned text, appended boolean)
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
     DECLARE
-        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
         load text;
         expected bigint;
         logged int;
     BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
-                       WHERE shardid = get_shard_id_for_distribution_column('event_log', probe) AND groupid = here) THEN
-            RAISE EXCEPTION 'the shard of % is not on this node: call the append by itself, so Citus sends it there', probe
-                USING ERRCODE = 'LF001';
-        END IF;
-        IF EXISTS (SELECT 1 FROM unnest(before) AS b(probe)
-                   JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', b.probe)
-                   WHERE p.groupid = here) THEN
-            RETURN;
-        END IF;
         FOR load, expected IN
             SELECT DISTINCT e.load_id, e.version FROM unnest(e_loads, versions) AS e(load_id, version)
-            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p
-                          WHERE p.shardid = get_shard_id_for_distribution_column('event_log', e.load_id) AND p.groupid = here)
+            JOIN loadflow_batch_here(probe, before, e_loads) AS h(load_id) ON h.load_id = e.load_id
         LOOP
             owned := load;
             appended := false;
@@ -263,41 +276,6 @@ BEGIN
     $body$
     $fn$;
 
-    -- a batch's read on one node: for each load whose shards lie here, a row naming it (seq NULL), then its entries after
-    -- the seq given, in order; nothing when a probe called before leads here too
-    EXECUTE $fn$
-    CREATE OR REPLACE FUNCTION loadflow_read_here(probe text, before text[], loads text[], afters bigint[])
-            RETURNS TABLE (load_id text, seq bigint, kind text, recorded_at timestamptz, body text)
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
-    #variable_conflict use_column
-    DECLARE
-        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
-        load text;
-        read_after bigint;
-    BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
-                       WHERE shardid = get_shard_id_for_distribution_column('event_log', probe) AND groupid = here) THEN
-            RAISE EXCEPTION 'the shard of % is not on this node: call the read by itself, so Citus sends it there', probe
-                USING ERRCODE = 'LF001';
-        END IF;
-        IF EXISTS (SELECT 1 FROM unnest(before) AS b(probe)
-                   JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', b.probe)
-                   WHERE p.groupid = here) THEN
-            RETURN;
-        END IF;
-        FOR load, read_after IN
-            SELECT k.load_id, k.seq FROM unnest(loads, afters) AS k(load_id, seq)
-            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p
-                          WHERE p.shardid = get_shard_id_for_distribution_column('event_log', k.load_id) AND p.groupid = here)
-        LOOP
-            RETURN QUERY SELECT load, NULL::bigint, NULL::text, NULL::timestamptz, NULL::text;
-            RETURN QUERY SELECT load, e.seq, e.kind, e.recorded_at, e.body::text
-                         FROM event_log e WHERE e.load_id = load AND e.seq > read_after ORDER BY e.seq;
-        END LOOP;
-    END
-    $body$
-    $fn$;
-
     -- Citus keeps every function it propagates in pg_dist_object; the claims are distributed once
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])'::regprocedure
@@ -320,18 +298,18 @@ BEGIN
         PERFORM create_distributed_function('loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])', '$1', colocate_with := 'event_log');
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
-                   WHERE objid = 'loadflow_read_here(text,text[],text[],bigint[])'::regprocedure AND distribution_argument_index IS NOT NULL) THEN
-        PERFORM create_distributed_function('loadflow_read_here(text,text[],text[],bigint[])', '$1', colocate_with := 'event_log');
+                   WHERE objid = 'loadflow_batch_here(text,text[],text[])'::regprocedure) THEN
+        PERFORM create_distributed_function('loadflow_batch_here(text,text[],text[])'); -- on every node, as the batches call it there
     END IF;
     -- the services' role may call the functions (the claims run as the schema's owner, who alone may lock a shard's
     -- placement), nobody else: the console's reader neither claims nor appends
-    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text), loadflow_read_here(text,text[],text[],bigint[]),
+    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
         loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
         loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
-        GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_read_here(text,text[],text[],bigint[]),
+        GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
             loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
             loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])

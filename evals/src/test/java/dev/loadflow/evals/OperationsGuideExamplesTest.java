@@ -32,6 +32,13 @@ class OperationsGuideExamplesTest {
     private static final Pattern EXAMPLE = Pattern.compile("<!-- example: ([a-z0-9-]+)[^>]*-->\\s*```bash\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern LOCAL_PORT = Pattern.compile("localhost:(8\\d{3}|9\\d{3})");
 
+    /** A high-risk ping (event ping_0700) posted to the load {@code %s} as a source would. */
+    private static final String HIGH_RISK_PING = """
+            curl -s localhost:8081/loads/%s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
+              -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
+              "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
+            """;
+
     private static LocalRun stack;
     private static Map<String, String> examples;
 
@@ -180,11 +187,7 @@ class OperationsGuideExamplesTest {
      */
     private static String heroTaskRefusedFor(String load) throws Exception {
         stack.simulator().failNext("hero", 400, 1);
-        run("""
-                curl -s localhost:8081/loads/%s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
-                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
-                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
-                """.formatted(load));
+        run(HIGH_RISK_PING.formatted(load));
         String task = load + "/evt:ping_0700/1/create_hero_task";
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .until(() -> stack.count("SELECT count(*) FROM ops_alert WHERE outbox_id = '" + task + "'") == 1);
@@ -201,10 +204,7 @@ class OperationsGuideExamplesTest {
                 curl -s localhost:8081/loads/%1$s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
                   -H 'content-type: application/json' -d '{"eventId":"assign_1","type":"LoadAssigned",
                   "occurredAt":"2026-11-30T06:55:00Z","payload":{"clientId":"client-a","driverPhone":"%2$s","stage":"dispatched"}}'
-                curl -s localhost:8081/loads/%1$s/events -H "Authorization: Bearer $INGEST_TOKEN" \\
-                  -H 'content-type: application/json' -d '{"eventId":"ping_0700","type":"LocationPing",
-                  "occurredAt":"2026-11-30T07:00:00Z","payload":{"risk":"high","lat":41.9,"lon":-87.6}}'
-                """.formatted(load, driverPhone));
+                """.formatted(load, driverPhone) + HIGH_RISK_PING.formatted(load));
         String sms = load + "/ask:eta_request:ping_0700/1/send_sms";
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .until(() -> stack.count("SELECT count(*) FROM outbox WHERE status = 'dead' AND outbox_id = '" + sms + "'") == 1);

@@ -131,14 +131,6 @@ public final class PgEventStore implements EventStore {
          * ({@link CitusNodes#NOT_HERE}); a node an earlier probe leads to as well (a shard moved)
          * leaves its loads to that probe's call.
          */
-        /**
-         * A batch's read on one node: $1 the node's probe, $2 the probes called before it, $3 the
-         * loads, $4 the seq after which each is read. {@code loadflow_read_here} answers, for each
-         * load whose shards lie on that node, a row with no entry ({@code seq} null: the node holds
-         * it) and then its entries after the seq, in order; refusals as {@link #APPEND_HERE}.
-         */
-        static final String READ_HERE = "SELECT load_id, seq, kind, recorded_at, body FROM loadflow_read_here($1, $2, $3, $4)";
-
         static final String APPEND_HERE = "SELECT owned, appended FROM loadflow_append_here($1, $2, $3, $4, $5, $6, $7, $8, "
                 + "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)";
 
@@ -159,7 +151,7 @@ public final class PgEventStore implements EventStore {
 
     /**
      * @param distributed the log is distributed by Citus ({@code loadflow.db.citus}): a batch is
-     *                    read and appended node by node, each node's loads appended in one
+     *                    read load by load and appended node by node, each node's loads in one
      *                    transaction there, so each load stays all or nothing
      */
     public PgEventStore(Pool pool, Clock clock, Wakeups wakeups, boolean distributed) {
@@ -204,8 +196,7 @@ public final class PgEventStore implements EventStore {
         }
         Set<String> archived = new HashSet<>();
         if (distributed) {
-            Set<String> left = versions.size() == 1 ? versions.keySet() : readByNode(versions, byLoad, archived);
-            List<String> loads = List.copyOf(left);
+            List<String> loads = List.copyOf(versions.keySet());
             List<Future<RowSet<Row>>> reads = new ArrayList<>();
             loads.forEach(id -> reads.add(pool.preparedQuery(READ_AFTER_ONE).execute(Tuple.of(id, versions.get(id)))));
             Pg.await(Future.all(reads));
@@ -237,41 +228,6 @@ public final class PgEventStore implements EventStore {
             hot.addAll(0, archived(loadId, versions.get(loadId), hot.getFirst().seq()));
         }
         return byLoad;
-    }
-
-    /**
-     * A batch's read on a distributed log: {@link OnCitus#READ_HERE} on every node at once, the
-     * entries put into {@code byLoad}, the loads that left the hot log into {@code archived}.
-     * Returns the loads no node held (a shard moving, a node added since the probes were read):
-     * the caller reads them one by one.
-     */
-    private Set<String> readByNode(Map<String, Long> versions, Map<String, List<RecordedEntry>> byLoad, Set<String> archived) {
-        String[] loads = versions.keySet().toArray(String[]::new);
-        Long[] after = new Long[loads.length];
-        for (int i = 0; i < loads.length; i++) {
-            after[i] = versions.get(loads[i]);
-        }
-        Set<String> left = new LinkedHashSet<>(versions.keySet());
-        for (Future<RowSet<Row>> call : onEveryNode(OnCitus.READ_HERE, Tuple.tuple().addArrayOfString(loads).addArrayOfLong(after))) {
-            if (call.failed()) {
-                if (nodes.refused(call.cause())) {
-                    continue;
-                }
-                throw runtime(call.cause());
-            }
-            for (Row row : call.result()) {
-                String loadId = row.getString("load_id");
-                if (row.getValue("seq") == null) {
-                    left.remove(loadId);
-                    continue;
-                }
-                if (isMarker(row)) {
-                    archived.add(loadId);
-                }
-                byLoad.get(loadId).add(entry(row));
-            }
-        }
-        return left;
     }
 
     /**
