@@ -2,11 +2,12 @@
 -- Citus creates no function in a transaction that distributed a table): the functions that let a
 -- statement of the hot path run on the node that holds its rows, in one trip from the coordinator.
 --
--- * A run's append: loadflow_append is distributed by its load, co-located with the log. Citus
---   sends a call to the node that holds the load's shards, where the log entries and the outbox
---   rows go in one local transaction, the version checked as on one PostgreSQL. A batch's append is
---   one call of loadflow_append_here per node, made with the node's probe (below): each node writes
---   the batch's loads whose shards it holds, in one local transaction of its own.
+-- * A run's append: loadflow_append_here is distributed by its first argument, co-located with the
+--   log. Called with a load as that argument, Citus sends it to the node that holds the load's
+--   shards, where the log entries and the outbox rows go in one local transaction, the version
+--   checked as on one PostgreSQL. A batch's append is one call per node, made with the node's
+--   probe (below): each node writes the batch's loads whose shards it holds, in one local
+--   transaction of its own.
 -- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
 --   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
 --   one node. Citus sends such a call to that node, where the function works on the node's own
@@ -166,40 +167,9 @@ BEGIN
     $body$
     $fn$;
 
-    -- a run's append to one load: its entries if the log is at the expected version, then its outbox rows; whether it wrote
-    EXECUTE $fn$
-    CREATE OR REPLACE FUNCTION loadflow_append(load text, recorded timestamptz, expected bigint,
-            ords int[], entry_ids text[], kinds text[], types text[], occurred timestamptz[], correlations text[],
-            causations text[], bodies text[],
-            o_loads text[], o_ids text[], o_types text[], o_channels text[], o_payloads text[], o_available timestamptz[],
-            o_correlations text[], o_causations text[], o_traces text[]) RETURNS boolean
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
-    DECLARE
-        logged int;
-    BEGIN
-        IF expected <> coalesce((SELECT max(seq) FROM event_log WHERE load_id = load), 0) THEN
-            RETURN false;
-        END IF;
-        INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id, causation_id, body)
-        SELECT load, expected + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, recorded, e.correlation_id,
-               e.causation_id, e.body::jsonb
-        FROM unnest(ords, entry_ids, kinds, types, occurred, correlations, causations, bodies)
-             AS e(ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body);
-        GET DIAGNOSTICS logged = ROW_COUNT;
-        IF logged = 0 THEN
-            RETURN false;
-        END IF;
-        INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
-                            correlation_id, causation_id, traceparent, created_at)
-        SELECT o.outbox_id, load, o.action_type, o.channel, o.payload::jsonb, 'pending', 0, o.available_at,
-               o.correlation_id, o.causation_id, o.traceparent, recorded
-        FROM unnest(o_loads, o_ids, o_types, o_channels, o_payloads, o_available, o_correlations, o_causations, o_traces)
-             AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id, traceparent)
-        WHERE o.load_id = load;
-        RETURN true;
-    END
-    $body$
-    $fn$;
+    -- loadflow_append (one load), superseded by loadflow_append_here called with the load as its probe
+    DROP FUNCTION IF EXISTS loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],
+        text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]);
 
     -- of a batch's loads, those whose shards lie on this node, for the call made with the node's probe; none when a probe
     -- called before (before) leads here too (a shard moved: that call takes this node's loads); where the probe's shard
@@ -227,9 +197,10 @@ BEGIN
     $body$
     $fn$;
 
-    -- a batch's append on one node: of the loads given, those whose shards lie here (each with the version it expects),
-    -- each written as loadflow_append writes one, all in this node's one local transaction; a row per load of this node.
-    -- Nothing when a probe called before (before) leads here too (a shard moved): that call writes this node's loads
+    -- an append on one node: of the loads given, those whose shards lie here, each only if its log is at the version it
+    -- expects (its entries, then its outbox rows), all in this node's one local transaction; a row per load of this
+    -- node, whether it was written. Nothing when a probe called before (before) leads here too (a shard moved): that
+    -- call writes this node's loads. One load is appended with itself as the probe
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_append_here(probe text, before text[], recorded timestamptz,
             e_loads text[], versions bigint[], ords int[], entry_ids text[], kinds text[], types text[], occurred timestamptz[],
@@ -286,13 +257,6 @@ BEGIN
         PERFORM create_distributed_function('loadflow_next_fire_at(text)', '$1', colocate_with := 'event_log');
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
-                   WHERE objid = 'loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])'::regprocedure
-                     AND distribution_argument_index IS NOT NULL) THEN
-        PERFORM create_distributed_function(
-            'loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])',
-            '$1', colocate_with := 'event_log');
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])'::regprocedure
                      AND distribution_argument_index IS NOT NULL) THEN
         PERFORM create_distributed_function('loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])', '$1', colocate_with := 'event_log');
@@ -305,13 +269,11 @@ BEGIN
     -- placement), nobody else: the console's reader neither claims nor appends
     REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
-        loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
         loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
         GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
-            loadflow_append(text,timestamptz,bigint,int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
             loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
             TO loadflow_app;
     END IF;

@@ -112,24 +112,17 @@ public final class PgEventStore implements EventStore {
     static final class OnCitus {
 
         /**
-         * {@link PgEventStore#APPEND} for one load on a log Citus distributes: $1 the load, $2 recorded_at, $3
-         * its expected version, $4..$11 one element per entry (its place in the append, id, kind,
-         * ...), the outbox rows from $12 on. {@code loadflow_append}, distributed by its load
-         * (the schema's callback), runs on the node that holds the load's shards: the version check,
-         * the entries and the outbox rows in one local transaction, one trip from the coordinator.
-         * Citus refuses the batch form (a correlated subquery beside a set-returning function).
-         */
-        static final String APPEND_ON_ITS_NODE = "SELECT loadflow_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-                + "$12, $13, $14, $15, $16, $17, $18, $19, $20) AS appended";
-
-        /**
-         * A batch's append on one node: $1 the node's probe ({@link CitusNodes}), $2 the probes
-         * called before it, then the parameters of {@link PgEventStore#APPEND}. {@code loadflow_append_here}, distributed by
-         * the probe, writes the batch's loads whose shards lie on that node, each as
-         * {@link #APPEND_ON_ITS_NODE} writes one, in one local transaction; a row per such load
-         * ({@code owned}) says whether it was appended. A node the probe no longer names refuses
-         * ({@link CitusNodes#NOT_HERE}); a node an earlier probe leads to as well (a shard moved)
-         * leaves its loads to that probe's call.
+         * {@link PgEventStore#APPEND} on a log Citus distributes, for the loads of one node: $1 a
+         * probe ({@link CitusNodes}: a load id whose shards lie on the node, or the one load
+         * appended by itself), $2 the probes called before it, then the parameters of
+         * {@link PgEventStore#APPEND}. {@code loadflow_append_here}, distributed by the probe (the
+         * schema's callback), runs on the node that holds the probe's shards and writes the loads
+         * whose shards lie there, each only if its log is at the expected version, the entries and
+         * the outbox rows in one local transaction, one trip from the coordinator; a row per such
+         * load ({@code owned}) says whether it was appended. A node the probe no longer names
+         * refuses ({@link CitusNodes#NOT_HERE}); a node an earlier probe leads to as well (a shard
+         * moved) leaves its loads to that probe's call. Citus refuses the batch form (a correlated
+         * subquery beside a set-returning function).
          */
         static final String APPEND_HERE = "SELECT owned, appended FROM loadflow_append_here($1, $2, $3, $4, $5, $6, $7, $8, "
                 + "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)";
@@ -351,14 +344,14 @@ public final class PgEventStore implements EventStore {
     }
 
     /**
-     * Runs {@link #APPEND}; on a distributed log one load by {@link OnCitus#APPEND_ON_ITS_NODE},
-     * a batch {@link #byNode}.
+     * Runs {@link #APPEND}; on a distributed log one load by {@link #eachOnItsNode}, a batch
+     * {@link #byNode}.
      */
     private Written write(List<Append> appends) {
         OffsetDateTime now = Pg.at(clock.instant());
         Written written;
         if (!distributed) {
-            Tuple params = entries(Tuple.tuple().addOffsetDateTime(now), appends, true);
+            Tuple params = entries(Tuple.tuple().addOffsetDateTime(now), appends);
             OutboxInsert.bind(params, appends.stream().flatMap(a -> a.outbox().stream()).toList());
             Set<String> loads = new HashSet<>();
             Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> loads.add(row.getString("load_id")));
@@ -380,7 +373,7 @@ public final class PgEventStore implements EventStore {
      * moving, or lies on a node added since the probes were read) is then appended by itself.
      */
     private Written byNode(List<Append> appends, OffsetDateTime now) {
-        Tuple batch = entries(Tuple.tuple().addOffsetDateTime(now), appends, true);
+        Tuple batch = entries(Tuple.tuple().addOffsetDateTime(now), appends);
         OutboxInsert.bind(batch, appends.stream().flatMap(a -> a.outbox().stream()).toList());
         List<Future<RowSet<Row>>> calls = onEveryNode(OnCitus.APPEND_HERE, batch);
         Set<String> owned = new HashSet<>();
@@ -412,26 +405,32 @@ public final class PgEventStore implements EventStore {
         return new Written(written, rest.failure());
     }
 
-    /** {@link OnCitus#APPEND_ON_ITS_NODE} for every load at once, each committing by itself. */
+    /**
+     * {@link OnCitus#APPEND_HERE} for every load at once, each its own probe (Citus sends the call
+     * to the load's node), each committing by itself.
+     */
     private Written eachOnItsNode(List<Append> appends, OffsetDateTime now) {
         List<Future<RowSet<Row>>> calls = new ArrayList<>();
         for (Append append : appends) {
-            Tuple params = Tuple.tuple().addString(append.loadId()).addOffsetDateTime(now).addLong(append.expectedVersion());
-            entries(params, List.of(append), false);
+            Tuple params = entries(Tuple.tuple().addString(append.loadId()).addArrayOfString(new String[0])
+                    .addOffsetDateTime(now), List.of(append));
             OutboxInsert.bind(params, append.outbox());
-            calls.add(pool.preparedQuery(OnCitus.APPEND_ON_ITS_NODE).execute(params));
+            calls.add(pool.preparedQuery(OnCitus.APPEND_HERE).execute(params));
         }
         awaitEvery(calls);
         Set<String> written = new HashSet<>();
         RuntimeException failure = null;
-        for (int i = 0; i < calls.size(); i++) {
-            Future<RowSet<Row>> call = calls.get(i);
+        for (Future<RowSet<Row>> call : calls) {
             if (call.failed()) {
                 if (failure == null) {
                     failure = runtime(call.cause());
                 }
-            } else if (call.result().iterator().next().getBoolean("appended")) {
-                written.add(appends.get(i).loadId());
+                continue;
+            }
+            for (Row row : call.result()) {
+                if (row.getBoolean("appended")) {
+                    written.add(row.getString("owned"));
+                }
             }
         }
         return new Written(written, failure);
@@ -453,12 +452,10 @@ public final class PgEventStore implements EventStore {
     }
 
     /**
-     * Adds one array per column of the entries of {@code appends} to {@code params}: with
-     * {@code perEntryLoad} each entry's load and expected version first ({@link #APPEND},
-     * {@link OnCitus#APPEND_HERE}), else from its place in the append on
-     * ({@link OnCitus#APPEND_ON_ITS_NODE}, one load).
+     * Adds one array per column of the entries of {@code appends} to {@code params}, each entry's
+     * load and expected version first ({@link #APPEND}, {@link OnCitus#APPEND_HERE}).
      */
-    private static Tuple entries(Tuple params, List<Append> appends, boolean perEntryLoad) {
+    private static Tuple entries(Tuple params, List<Append> appends) {
         int n = appends.stream().mapToInt(a -> a.entries().size()).sum();
         String[] entryLoads = new String[n];
         Long[] versions = new Long[n];
@@ -487,10 +484,7 @@ public final class PgEventStore implements EventStore {
                 i++;
             }
         }
-        if (perEntryLoad) {
-            params.addArrayOfString(entryLoads).addArrayOfLong(versions);
-        }
-        return params.addArrayOfInteger(ords).addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
+        return params.addArrayOfString(entryLoads).addArrayOfLong(versions).addArrayOfInteger(ords).addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
                 .addArrayOfOffsetDateTime(occurred).addArrayOfString(correlations).addArrayOfString(causations)
                 .addArrayOfString(bodies);
     }
