@@ -2,6 +2,7 @@ package dev.loadflow.service.testing;
 
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
+import io.micrometer.core.instrument.Metrics;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 import java.io.IOException;
@@ -71,6 +72,10 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
 
     @Override
     public Map<String, String> start() {
+        // Meters that a service started earlier in this test JVM registered stay in Micrometer's
+        // global composite, which hands them to the next service's registry: each service under
+        // test starts with none, as a deployed one does.
+        Metrics.globalRegistry.clear();
         database = PostgresServer.get().createDatabase("service", migrate);
         current = database;
         Map<String, String> config = new HashMap<>(TestCallers.config());
