@@ -227,8 +227,9 @@ class DeploymentBenchmark {
         for (Reported reported : figures) {
             Figures f = reported.median();
             String range = reported.lowest() == reported.highest() ? "" : String.format("%.0f-%.0f", reported.lowest(), reported.highest());
-            out.append(String.format("%-42s %6d %7d %9.1f %13s %6.1f%% %9.1f %9.1f |", f.config().name(), f.config().loads(), f.events(),
-                    f.eventsPerSecond(), range, 100 * f.eventsPerSecond() / ceiling, f.p50Millis(), f.p99Millis()));
+            String ofCeiling = Double.isNaN(ceiling) ? "-" : String.format("%.1f%%", 100 * f.eventsPerSecond() / ceiling);
+            out.append(String.format("%-42s %6d %7d %9.1f %13s %7s %9.1f %9.1f |", f.config().name(), f.config().loads(), f.events(),
+                    f.eventsPerSecond(), range, ofCeiling, f.p50Millis(), f.p99Millis()));
             processes.forEach(p -> out.append(String.format(" %9.3f", f.cpuPerEvent().get(p))));
             out.append(String.format(" | %7.1f %7.1f %6.2f%n", f.wal().kilobytes(), f.wal().records(), f.wal().fullPages()));
         }
