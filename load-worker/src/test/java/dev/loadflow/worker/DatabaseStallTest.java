@@ -1,7 +1,6 @@
 package dev.loadflow.worker;
 
 import dev.loadflow.service.testing.PostgresTestResource;
-import dev.loadflow.service.testing.UnreliableLink;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -20,7 +19,7 @@ import static dev.loadflow.worker.LoadApi.asSource;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.ping;
 import static dev.loadflow.worker.LoadApi.post;
-import static io.restassured.RestAssured.given;
+import static dev.loadflow.service.testing.Management.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -35,34 +34,17 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DatabaseStallTest {
 
-    /** A probe gives up after 5 s, as the shipped manifests' probes do. */
-    private static final RestAssuredConfig PROBE = RestAssuredConfig.config().httpClient(HttpClientConfig.httpClientConfig()
-            .setParam("http.connection.timeout", 5_000).setParam("http.socket.timeout", 5_000));
     private static final Duration RECOVERY = Duration.ofSeconds(10);
-
-    static int health(String which) {
-        try {
-            return given().config(PROBE).port(PostgresTestResource.managementPort()).get("/q/health/" + which)
-                    .then().extract().statusCode();
-        } catch (Exception timedOut) {
-            // no answer within the probe's timeout: a failed probe
-            return 0;
-        }
-    }
-
-    private static UnreliableLink link() {
-        return PostgresTestResource.link();
-    }
 
     @Test
     @Order(1)
     void aStalledLinkLeavesTheWorkerLiveRefusingIngestAndReadyWithinTenSecondsOfItsRecovery() {
         String load = newLoadId();
-        await().atMost(Duration.ofSeconds(30)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe("ready") == 200);
         assertThat(post(load, assigned("assign_1"))).isEqualTo(202);
         awaitVersion(load, 2);
 
-        link().stall();
+        PostgresTestResource.link().stall();
 
         var refused = asSource().config(RestAssuredConfig.config().httpClient(HttpClientConfig.httpClientConfig()
                         .setParam("http.socket.timeout", 30_000)))
@@ -70,13 +52,13 @@ class DatabaseStallTest {
                 .post("/loads/{loadId}/events", load).then().extract();
         assertThat(refused.statusCode()).as("ingest while the database cannot be reached: come back").isEqualTo(503);
         assertThat(refused.header("Retry-After")).isNotNull();
-        await().atMost(Duration.ofSeconds(20)).until(() -> health("ready") != 200);
-        await().during(Duration.ofSeconds(15)).atMost(Duration.ofSeconds(25)).until(() -> health("live") == 200);
+        await().atMost(Duration.ofSeconds(20)).until(() -> probe("ready") != 200);
+        await().during(Duration.ofSeconds(15)).atMost(Duration.ofSeconds(25)).until(() -> probe("live") == 200);
 
-        link().heal();
+        PostgresTestResource.link().heal();
 
         long healed = System.nanoTime();
-        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> health("ready") == 200);
+        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> probe("ready") == 200);
         Duration took = Duration.ofNanos(System.nanoTime() - healed);
         System.out.printf("ready %d ms after the link's recovery%n", took.toMillis());
         assertThat(post(load, ping("ping_0700", "high"))).as("the source sends it again").isEqualTo(202);
@@ -88,16 +70,16 @@ class DatabaseStallTest {
     @Order(2)
     void everyConnectionCutAtOnceLeavesTheWorkerReadyAndWorkingWithinTenSeconds() {
         String load = newLoadId();
-        await().atMost(Duration.ofSeconds(30)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe("ready") == 200);
 
-        link().reset();
+        PostgresTestResource.link().reset();
 
         long cut = System.nanoTime();
         await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200))
-                .until(() -> health("ready") == 200 && post(load, assigned("assign_1")) == 202);
+                .until(() -> probe("ready") == 200 && post(load, assigned("assign_1")) == 202);
         System.out.printf("ready and ingesting %d ms after every connection was cut%n",
                 Duration.ofNanos(System.nanoTime() - cut).toMillis());
-        assertThat(health("live")).isEqualTo(200);
+        assertThat(probe("live")).isEqualTo(200);
         awaitVersion(load, 2);
     }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
-import static dev.loadflow.worker.DatabaseStallTest.health;
+import static dev.loadflow.service.testing.Management.probe;
 import static dev.loadflow.worker.LoadApi.assigned;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.post;
@@ -27,15 +27,15 @@ class StartDuringStallTest {
 
     @Test
     void aWorkerStartedDuringAStallIsReadyWithinTenSecondsOfTheLinksReturn() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> health("live") == 200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> probe("live") == 200);
         // a readiness probe during the stall fails (503, or no answer within the probe's 5 s)
         await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(40))
-                .until(() -> health("live") == 200 && health("ready") != 200);
+                .until(() -> probe("live") == 200 && probe("ready") != 200);
 
         PostgresTestResource.link().heal();
 
         long healed = System.nanoTime();
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> probe("ready") == 200);
         System.out.printf("started during a stall: ready %d ms after the link's return%n",
                 Duration.ofNanos(System.nanoTime() - healed).toMillis());
         String load = newLoadId();

@@ -2,7 +2,6 @@ package dev.loadflow.dispatcher;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.loadflow.service.testing.PostgresTestResource;
-import dev.loadflow.service.testing.UnreliableLink;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.outbox.Outbox;
@@ -11,8 +10,6 @@ import dev.loadflow.store.pg.Wakeups;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.config.HttpClientConfig;
-import io.restassured.config.RestAssuredConfig;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -32,7 +29,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static dev.loadflow.dispatcher.Staging.smsId;
 import static dev.loadflow.testing.Fixtures.newLoadId;
-import static io.restassured.RestAssured.given;
+import static dev.loadflow.service.testing.Management.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -48,9 +45,6 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DatabaseStallTest {
 
-    /** A probe gives up after 5 s, as the shipped manifests' probes do. */
-    private static final RestAssuredConfig PROBE = RestAssuredConfig.config().httpClient(HttpClientConfig.httpClientConfig()
-            .setParam("http.connection.timeout", 5_000).setParam("http.socket.timeout", 5_000));
     private static final Duration RECOVERY = Duration.ofSeconds(10);
 
     private static Pool workersPool;
@@ -83,20 +77,6 @@ class DatabaseStallTest {
         return workers;
     }
 
-    private static int health(String which) {
-        try {
-            return given().config(PROBE).port(PostgresTestResource.managementPort()).get("/q/health/" + which)
-                    .then().extract().statusCode();
-        } catch (Exception timedOut) {
-            // no answer within the probe's timeout: a failed probe
-            return 0;
-        }
-    }
-
-    private static UnreliableLink link() {
-        return PostgresTestResource.link();
-    }
-
     private static String smsAnswered(String load) {
         WireMockServer wiremock = WireMockChannels.server();
         wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(smsId(load)))
@@ -107,22 +87,22 @@ class DatabaseStallTest {
     @Test
     @Order(1)
     void aStalledLinkLeavesTheDispatcherLiveAndWhatWasCommittedMeanwhileIsSentOnceAfterIt() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe("ready") == 200);
 
-        link().stall();
-        await().atMost(Duration.ofSeconds(20)).until(() -> health("ready") != 200);
+        PostgresTestResource.link().stall();
+        await().atMost(Duration.ofSeconds(20)).until(() -> probe("ready") != 200);
         String load = newLoadId();
         String sms = smsAnswered(load);
         Staging.etaAsk(workers(), load, clock.instant());
-        assertThat(health("live")).as("a database fault never fails liveness").isEqualTo(200);
+        assertThat(probe("live")).as("a database fault never fails liveness").isEqualTo(200);
         await().alias("nothing sent while the link is silent").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
                 .until(() -> WireMockChannels.server().countRequestsMatching(postRequestedFor(urlEqualTo("/sms/messages"))
                         .withHeader("Idempotency-Key", equalTo(sms)).build()).getCount() == 0);
 
-        link().heal();
+        PostgresTestResource.link().heal();
 
         long healed = System.nanoTime();
-        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> health("ready") == 200);
+        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> probe("ready") == 200);
         System.out.printf("dispatcher ready %d ms after the link's recovery%n",
                 Duration.ofNanos(System.nanoTime() - healed).toMillis());
         Staging.awaitStatus(outbox, sms, OutboxStatus.DISPATCHED);
@@ -133,18 +113,18 @@ class DatabaseStallTest {
     @Test
     @Order(2)
     void everyConnectionCutAtOnceLeavesTheDispatcherReadyAndSendingWithinTenSeconds() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe("ready") == 200);
         String load = newLoadId();
         String sms = smsAnswered(load);
 
-        link().reset();
+        PostgresTestResource.link().reset();
         Staging.etaAsk(workers(), load, clock.instant());
 
         long cut = System.nanoTime();
-        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> health("ready") == 200);
+        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> probe("ready") == 200);
         System.out.printf("dispatcher ready %d ms after every connection was cut%n",
                 Duration.ofNanos(System.nanoTime() - cut).toMillis());
-        assertThat(health("live")).isEqualTo(200);
+        assertThat(probe("live")).isEqualTo(200);
         Staging.awaitStatus(outbox, sms, OutboxStatus.DISPATCHED);
         WireMockChannels.server().verify(1, postRequestedFor(urlEqualTo("/sms/messages"))
                 .withHeader("Idempotency-Key", equalTo(sms)));

@@ -3,7 +3,6 @@ package dev.loadflow.pump;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.service.testing.PostgresTestResource;
-import dev.loadflow.service.testing.UnreliableLink;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.timer.Timer;
@@ -12,8 +11,6 @@ import dev.loadflow.store.timer.TimerStore;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.config.HttpClientConfig;
-import io.restassured.config.RestAssuredConfig;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -27,7 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
-import static io.restassured.RestAssured.given;
+import static dev.loadflow.service.testing.Management.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,9 +39,6 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DatabaseStallTest {
 
-    /** A probe gives up after 5 s, as the shipped manifests' probes do. */
-    private static final RestAssuredConfig PROBE = RestAssuredConfig.config().httpClient(HttpClientConfig.httpClientConfig()
-            .setParam("http.connection.timeout", 5_000).setParam("http.socket.timeout", 5_000));
     private static final Duration RECOVERY = Duration.ofSeconds(10);
     private static final AskId ASK = AskId.of("eta_request", "ping_0700");
 
@@ -76,20 +70,6 @@ class DatabaseStallTest {
         return dispatchers;
     }
 
-    private static int health(String which) {
-        try {
-            return given().config(PROBE).port(PostgresTestResource.managementPort()).get("/q/health/" + which)
-                    .then().extract().statusCode();
-        } catch (Exception timedOut) {
-            // no answer within the probe's timeout: a failed probe
-            return 0;
-        }
-    }
-
-    private static UnreliableLink link() {
-        return PostgresTestResource.link();
-    }
-
     /** How many TimerFired messages of {@code id} are queued, read straight from the database. */
     private static long fired(TimerId id) {
         return PostgresTestResource.current().count("SELECT count(*) FROM load_queue WHERE message_id = 'evt:" + id + "'");
@@ -104,19 +84,19 @@ class DatabaseStallTest {
     @Test
     @Order(1)
     void aStalledLinkLeavesThePumpLiveAndATimerDueMeanwhileFiresOnceAfterIt() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe("ready") == 200);
 
-        link().stall();
-        await().atMost(Duration.ofSeconds(20)).until(() -> health("ready") != 200);
+        PostgresTestResource.link().stall();
+        await().atMost(Duration.ofSeconds(20)).until(() -> probe("ready") != 200);
         TimerId id = dueSoon();
         await().alias("nothing fires while the link is silent").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
                 .until(() -> fired(id) == 0);
-        assertThat(health("live")).as("a database fault never fails liveness").isEqualTo(200);
+        assertThat(probe("live")).as("a database fault never fails liveness").isEqualTo(200);
 
-        link().heal();
+        PostgresTestResource.link().heal();
 
         long healed = System.nanoTime();
-        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> health("ready") == 200);
+        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> probe("ready") == 200);
         System.out.printf("pump ready %d ms after the link's recovery%n", Duration.ofNanos(System.nanoTime() - healed).toMillis());
         await().atMost(Duration.ofSeconds(30)).until(() -> fired(id) == 1);
         assertThat(dispatchers().find(id).orElseThrow().status()).isEqualTo(TimerStatus.FIRED);
@@ -125,15 +105,15 @@ class DatabaseStallTest {
     @Test
     @Order(2)
     void everyConnectionCutAtOnceLeavesThePumpReadyAndFiringWithinTenSeconds() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> health("ready") == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> probe("ready") == 200);
 
-        link().reset();
+        PostgresTestResource.link().reset();
         TimerId id = dueSoon();
 
         long cut = System.nanoTime();
-        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> health("ready") == 200);
+        await().atMost(RECOVERY).pollInterval(Duration.ofMillis(200)).until(() -> probe("ready") == 200);
         System.out.printf("pump ready %d ms after every connection was cut%n", Duration.ofNanos(System.nanoTime() - cut).toMillis());
-        assertThat(health("live")).isEqualTo(200);
+        assertThat(probe("live")).isEqualTo(200);
         await().atMost(Duration.ofSeconds(30)).until(() -> fired(id) == 1);
     }
 }
