@@ -189,16 +189,16 @@ public final class PgEventStore implements EventStore {
         }
         Set<String> archived = new HashSet<>();
         if (distributed) {
-            List<String> loads = List.copyOf(versions.keySet());
             List<Future<RowSet<Row>>> reads = new ArrayList<>();
-            loads.forEach(id -> reads.add(pool.preparedQuery(READ_AFTER_ONE).execute(Tuple.of(id, versions.get(id)))));
+            versions.forEach((id, after) -> reads.add(pool.preparedQuery(READ_AFTER_ONE).execute(Tuple.of(id, after))));
             Pg.await(Future.all(reads));
-            for (int i = 0; i < loads.size(); i++) {
-                for (Row row : reads.get(i).result()) {
+            int i = 0;
+            for (String loadId : versions.keySet()) {
+                for (Row row : reads.get(i++).result()) {
                     if (isMarker(row)) {
-                        archived.add(loads.get(i));
+                        archived.add(loadId);
                     }
-                    byLoad.get(loads.get(i)).add(entry(row));
+                    byLoad.get(loadId).add(entry(row));
                 }
             }
         } else {
@@ -484,8 +484,8 @@ public final class PgEventStore implements EventStore {
                 i++;
             }
         }
-        return params.addArrayOfString(entryLoads).addArrayOfLong(versions).addArrayOfInteger(ords).addArrayOfString(ids).addArrayOfString(kinds).addArrayOfString(types)
-                .addArrayOfOffsetDateTime(occurred).addArrayOfString(correlations).addArrayOfString(causations)
+        return params.addArrayOfString(entryLoads).addArrayOfLong(versions).addArrayOfInteger(ords).addArrayOfString(ids)
+                .addArrayOfString(kinds).addArrayOfString(types).addArrayOfOffsetDateTime(occurred).addArrayOfString(correlations).addArrayOfString(causations)
                 .addArrayOfString(bodies);
     }
 }
