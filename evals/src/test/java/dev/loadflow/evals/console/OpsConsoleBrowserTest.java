@@ -161,6 +161,16 @@ class OpsConsoleBrowserTest {
             assertThat(row.findElements(By.tagName("td")).get(4).getText()).as("the provider's receipt").isNotBlank();
         });
         assertThat(browser.findElements(By.cssSelector("#timers tr.timer[data-status=fired]"))).as("the retry timer fired").isNotEmpty();
+        // every time on the page reads from the story's start, the instant behind it on hover (the raw log keeps its instants)
+        List<WebElement> times = browser.findElements(By.cssSelector("#timers time, #story time"));
+        assertThat(times).as("the timers' and the rows' times, each step's").hasSizeGreaterThan(steps.size() + 6);
+        assertThat(times).allSatisfy(time -> {
+            assertThat(time.getText()).matches("[+-]\\d+:\\d{2}(:\\d{2})?");
+            assertThat(time.getAttribute("title")).isEqualTo(time.getAttribute("datetime")).matches("2026-.*Z");
+        });
+        assertThat(browser.findElements(By.cssSelector("#timers td, #story table.rows td:not(:nth-child(5))")))
+                .as("no instant in the timers' and the rows' cells (a receipt is the channel's own)")
+                .allSatisfy(cell -> assertThat(cell.getText()).doesNotContainPattern("T\\d{2}:\\d{2}:\\d{2}"));
         assertThat(browser.findElement(By.id("driver-phone")).getText()).isEqualTo("+15550100");
 
         assertThat(Files.size(screenshot("ops-console-load"))).isGreaterThan(10_000);

@@ -54,10 +54,11 @@ public class LoadStories {
     public LoadStory of(String loadId, boolean masked) {
         UnaryOperator<String> mask = masked ? PhoneMask::mask : UnaryOperator.identity();
         LoadLog log = events.read(loadId);
+        Instant start = log.entries().isEmpty() ? null : log.entries().getFirst().recordedAt();
         Map<String, List<LoadStory.Row>> rowsByEvent = new LinkedHashMap<>();
         for (OutboxRow row : outbox.forLoad(loadId)) {
             rowsByEvent.computeIfAbsent(Objects.requireNonNullElse(row.causationId(), ""), k -> new ArrayList<>())
-                    .add(row(row, mask));
+                    .add(row(row, mask, start));
         }
         Map<String, List<LoadStory.Row>> rowsOfDecision = new LinkedHashMap<>(rowsByEvent);
         List<LoadStory.Entry> entries = new ArrayList<>();
@@ -70,16 +71,15 @@ public class LoadStories {
             entries.add(entry(recorded, rows, mask));
         }
         List<LoadStory.Row> otherRows = rowsByEvent.values().stream().flatMap(List::stream).toList();
-        List<LoadStory.TimerLine> timerLines = timers.forLoad(loadId).stream().map(this::timer).toList();
+        List<LoadStory.TimerLine> timerLines = timers.forLoad(loadId).stream().map(t -> timer(t, start)).toList();
         LoadState state = log.entries().isEmpty() ? null : LoadState.project(log);
         List<LoadStory.Ask> asks = state == null ? List.of() : state.openAsks().values().stream()
-                .map(a -> new LoadStory.Ask(a.askId().toString(), a.step(), text(a.openedAt()),
+                .map(a -> new LoadStory.Ask(a.askId().toString(), a.step(), when(start, a.openedAt()),
                         a.currentTimer() == null ? null : a.currentTimer().toString())).toList();
-        Instant start = log.entries().isEmpty() ? null : log.entries().getFirst().recordedAt();
         return new LoadStory(loadId, log.version(), state == null ? null : state.stage(),
                 state == null ? null : mask.apply(state.driverPhone()), entries, otherRows, timerLines,
                 held.of(loadId).map(h -> new LoadStory.Hold(h.messageId(), h.messageType(), mask.apply(h.reason()),
-                        text(h.since()), h.state().wire())).orElse(null),
+                        when(start, h.since()), h.state().wire())).orElse(null),
                 steps(log, entries, rowsOfDecision, start), asks, text(start));
     }
 
@@ -126,15 +126,22 @@ public class LoadStories {
         return steps;
     }
 
-    /** {@code +m:ss} (or {@code +h:mm:ss}) from the story's first entry. */
+    /** {@code +m:ss} (or {@code +h:mm:ss}) from the story's first entry, {@code -m:ss} before it. */
     static String since(Instant start, Instant at) {
         java.time.Duration d = java.time.Duration.between(start, at);
-        if (d.isNegative()) {
-            d = java.time.Duration.ZERO;
-        }
+        String sign = d.isNegative() ? "-" : "+";
+        d = d.abs();
         return d.toHours() > 0
-                ? String.format(Locale.ROOT, "+%d:%02d:%02d", d.toHours(), d.toMinutesPart(), d.toSecondsPart())
-                : String.format(Locale.ROOT, "+%d:%02d", d.toMinutes(), d.toSecondsPart());
+                ? String.format(Locale.ROOT, "%s%d:%02d:%02d", sign, d.toHours(), d.toMinutesPart(), d.toSecondsPart())
+                : String.format(Locale.ROOT, "%s%d:%02d", sign, d.toMinutes(), d.toSecondsPart());
+    }
+
+    /** A time as the page shows it: since the story's first entry, the instant in full on hover (in full alone for a story with no entry). */
+    static LoadStory.When when(Instant start, Instant at) {
+        if (at == null) {
+            return null;
+        }
+        return new LoadStory.When(start == null ? at.toString() : since(start, at), at.toString());
     }
 
     private LoadStory.Entry entry(RecordedEntry recorded, List<LoadStory.Row> rows, UnaryOperator<String> mask) {
@@ -174,19 +181,19 @@ public class LoadStories {
                 entry.entryId(), mask.apply(summary), mask.apply(detail), mask.apply(body.toPrettyString()), trace, rows);
     }
 
-    private LoadStory.Row row(OutboxRow row, UnaryOperator<String> mask) {
+    private LoadStory.Row row(OutboxRow row, UnaryOperator<String> mask, Instant start) {
         List<LoadStory.Failure> failures = row.attempts() > 1 || row.lastFailure() != null || row.deadAt() != null
-                ? outbox.failures(row.outboxId()).stream().map(f -> new LoadStory.Failure(f.attempt(), text(f.failedAt()),
+                ? outbox.failures(row.outboxId()).stream().map(f -> new LoadStory.Failure(f.attempt(), when(start, f.failedAt()),
                 mask.apply(f.failure()), f.parked())).toList()
                 : List.of();
         return new LoadStory.Row(row.outboxId(), row.actionType(), row.channel().wire(), row.status().name().toLowerCase(Locale.ROOT),
-                row.attempts(), mask.apply(row.receipt()), mask.apply(row.lastFailure()), text(row.createdAt()), text(row.dispatchedAt()),
-                text(row.deadAt()), mask.apply(row.payload()), failures, trace(row.traceparent()));
+                row.attempts(), mask.apply(row.receipt()), mask.apply(row.lastFailure()), when(start, row.createdAt()),
+                when(start, row.dispatchedAt()), when(start, row.deadAt()), mask.apply(row.payload()), failures, trace(row.traceparent()));
     }
 
-    private LoadStory.TimerLine timer(Timer timer) {
-        return new LoadStory.TimerLine(timer.timerId().toString(), timer.status().name().toLowerCase(Locale.ROOT), text(timer.fireAt()),
-                text(timer.firedAt()), text(timer.cancelledAt()), trace(timer.traceparent()));
+    private LoadStory.TimerLine timer(Timer timer, Instant start) {
+        return new LoadStory.TimerLine(timer.timerId().toString(), timer.status().name().toLowerCase(Locale.ROOT),
+                when(start, timer.fireAt()), when(start, timer.firedAt()), when(start, timer.cancelledAt()), trace(timer.traceparent()));
     }
 
     /** The trace of a W3C {@code traceparent} ({@code 00-<trace id>-<span id>-<flags>}), linked where a viewer is configured. */

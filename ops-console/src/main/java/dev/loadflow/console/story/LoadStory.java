@@ -25,7 +25,7 @@ public record LoadStory(String loadId, long version, String stage, String driver
     }
 
     /** An ask waiting for the driver: which, at what step, since when, and the timer of its step. */
-    public record Ask(String askId, int step, String openedAt, String timerId) {
+    public record Ask(String askId, int step, When openedAt, String timerId) {
     }
 
     /** A log entry: an inbound event, a decision or a skipped message. */
@@ -39,19 +39,26 @@ public record LoadStory(String loadId, long version, String stage, String driver
 
     /** An outbox row with its failed attempts. */
     public record Row(String outboxId, String actionType, String channel, String status, int attempts,
-                      String receipt, String lastFailure, String createdAt, String dispatchedAt, String deadAt,
+                      String receipt, String lastFailure, When createdAt, When dispatchedAt, When deadAt,
                       String payload, List<Failure> failures, TraceLink trace) {
     }
 
-    public record Failure(int attempt, String failedAt, String failure, boolean parked) {
+    public record Failure(int attempt, When failedAt, String failure, boolean parked) {
     }
 
-    public record TimerLine(String timerId, String status, String fireAt, String firedAt, String cancelledAt,
+    public record TimerLine(String timerId, String status, When fireAt, When firedAt, When cancelledAt,
                             TraceLink trace) {
     }
 
+    /**
+     * A time on the page: since the story's first entry ({@code +m:ss}, {@code +h:mm:ss}, or
+     * {@code -m:ss} before it), and the instant in full for its tooltip.
+     */
+    public record When(String at, String instant) {
+    }
+
     /** Why the load is held and at which message. */
-    public record Hold(String messageId, String messageType, String reason, String since, String state) {
+    public record Hold(String messageId, String messageType, String reason, When since, String state) {
     }
 
     /** A trace id, and where a trace viewer shows it (null where none is configured). */
