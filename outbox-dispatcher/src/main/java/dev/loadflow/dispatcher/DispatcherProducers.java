@@ -89,10 +89,12 @@ public class DispatcherProducers {
     @Singleton
     ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx, Instance<ChannelSender> senders) {
         return new ChannelClients(config, switch (config.transport()) {
-            // a host's pool is as large as the largest channel's requests in flight
-            case "vertx" -> new VertxHttpTransport(vertx, IntStream.of(config.sms().maxConcurrency(),
-                    config.hero().maxConcurrency(), config.slack().maxConcurrency(),
-                    config.stageWebhooks().maxConcurrency()).max().orElseThrow());
+            // a host's pool holds every channel's requests in flight at once: channels may share a host (an adapter
+            // behind one URL, the local run's simulator), and a pool of the largest channel's size alone capped them
+            // together at it (about 850 sends/s with a channel of 300 ms); each channel's own limit keeps its share
+            case "vertx" -> new VertxHttpTransport(vertx, IntStream.concat(IntStream.of(config.sms().maxConcurrency(),
+                    config.hero().maxConcurrency(), config.slack().maxConcurrency(), config.stageWebhooks().maxConcurrency()),
+                    senders.stream().mapToInt(sender -> sender.pace().maxConcurrency())).sum());
             case "rest-client" -> {
                 if (Stream.of(config.sms(), config.hero(), config.slack()).anyMatch(c -> "header".equals(c.auth()))) {
                     throw new IllegalStateException("loadflow.channels.<c>.auth=header needs loadflow.channels.transport vertx or jdk");

@@ -26,7 +26,7 @@ public final class VertxHttpTransport implements ChannelTransport, AutoCloseable
 
     private final HttpClient client;
 
-    /** @param connectionsPerHost keep-alive connections to one channel host at most (its sends in flight) */
+    /** @param connectionsPerHost keep-alive connections to one host at most: the sends in flight of every channel it may serve */
     public VertxHttpTransport(Vertx vertx, int connectionsPerHost) {
         // idle connections are closed before common servers and load balancers close theirs (60 s and up)
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setKeepAliveTimeout(30),
