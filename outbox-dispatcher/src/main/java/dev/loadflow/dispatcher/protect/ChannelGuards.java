@@ -1,7 +1,6 @@
 package dev.loadflow.dispatcher.protect;
 
 import com.netflix.concurrency.limits.Limiter;
-import com.netflix.concurrency.limits.limiter.BlockingLimiter;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.model.action.Channel;
@@ -212,7 +211,7 @@ public final class ChannelGuards {
                         pace.maxConcurrency(), LONGEST_WAIT.toMillis(), TimeUnit.MILLISECONDS))
                 .build();
         RateLimiter rate = pace.rate() == 0 ? null : RateLimiter.of(name.wire(), perSecond(pace.rate()));
-        Guard guard = new Guard(breaker, limiter, BlockingLimiter.wrap(limiter, LONGEST_WAIT), rate,
+        Guard guard = new Guard(breaker, limiter, new QueuedSlots(limiter, LONGEST_WAIT), rate,
                 new AtomicLong(nanos.getAsLong()));
         Gauge.builder("loadflow.channel.circuit.state", breaker, b -> switch (b.getState()) {
                     case CLOSED -> 0;
@@ -251,7 +250,7 @@ public final class ChannelGuards {
         }
     }
 
-    /** @param slots the limiter, waiting up to {@link #LONGEST_WAIT} for a slot */
+    /** @param slots the limiter, each row waiting its turn up to {@link #LONGEST_WAIT} for a slot */
     private record Guard(CircuitBreaker breaker, SimpleLimiter<Void> limiter, Limiter<Void> slots, RateLimiter rate,
                          AtomicLong pausedUntil) {
 
