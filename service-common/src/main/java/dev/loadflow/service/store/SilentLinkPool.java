@@ -33,6 +33,12 @@ import java.util.function.Supplier;
  * 503). The old pool's connections that had a statement in flight stay open until the
  * operating system gives up on them. A database that is
  * simply down fails the probe at once and changes nothing.
+ *
+ * <p>One connection can go silent while the others answer: one made while the link was silent
+ * stays so when the link comes back (its handshake's bytes were lost), and the probe, on another
+ * connection, finds nothing wrong. So a statement that waits three times {@code linkTimeout} for
+ * its answer ({@link Pg#watch}; no statement of the services runs nearly so long) has the pool
+ * made anew the same way.
  */
 @SuppressWarnings("deprecation") // Quarkus hands the pool out as a PgPool too
 final class SilentLinkPool implements PgPool {
@@ -42,13 +48,39 @@ final class SilentLinkPool implements PgPool {
     private final Supplier<Pool> pools;
     private final Duration linkTimeout;
     private volatile Pool current;
+    /** When {@link #current} was made ({@link System#nanoTime}). */
+    private volatile long currentSince;
     private volatile boolean probing;
+    private final Pg.Watch watch;
 
     SilentLinkPool(Supplier<Pool> pools, Vertx vertx, Duration linkTimeout) {
         this.pools = pools;
         this.linkTimeout = linkTimeout;
         this.current = pools.get();
+        this.currentSince = System.nanoTime();
         vertx.setPeriodic(Math.max(250, linkTimeout.toMillis() / 4), id -> probe());
+        this.watch = new Pg.Watch(linkTimeout.multipliedBy(3).toNanos(), this::statementWentSilent);
+        Pg.watch(watch);
+    }
+
+    /** A statement begun at {@code began} had no answer for three link timeouts: unless the pool was made anew since, it is now. */
+    private void statementWentSilent(long began) {
+        Pool stuck = current;
+        if (began - currentSince >= 0) {
+            giveUp(stuck, "a statement had no answer for " + linkTimeout.multipliedBy(3));
+        }
+    }
+
+    /** Makes the pool anew in place of {@code given}, unless that was done already, and fails what waits on it. */
+    private synchronized void giveUp(Pool given, String why) {
+        if (given != current) {
+            return;
+        }
+        current = pools.get();
+        currentSince = System.nanoTime();
+        LOG.warnf("PostgreSQL has not answered (%s): the pool's connections are closed and made anew", why);
+        given.close();
+        Pg.linkWentSilent();
     }
 
     private void probe() {
@@ -60,12 +92,8 @@ final class SilentLinkPool implements PgPool {
         long start = System.nanoTime();
         probed.query("SELECT 1").execute().timeout(linkTimeout.toMillis(), TimeUnit.MILLISECONDS).onComplete(answer -> {
             probing = false;
-            if (answer.failed() && System.nanoTime() - start >= linkTimeout.toNanos() && probed == current) {
-                current = pools.get();
-                LOG.warnf("PostgreSQL has not answered for %s (%s): the pool's connections are closed and made anew",
-                        linkTimeout, answer.cause().getMessage());
-                probed.close();
-                Pg.linkWentSilent();
+            if (answer.failed() && System.nanoTime() - start >= linkTimeout.toNanos()) {
+                giveUp(probed, "nothing for " + linkTimeout + ": " + answer.cause().getMessage());
             }
         });
     }
@@ -97,11 +125,13 @@ final class SilentLinkPool implements PgPool {
 
     @Override
     public void close(Handler<AsyncResult<Void>> handler) {
+        Pg.unwatch(watch);
         current.close(handler);
     }
 
     @Override
     public Future<Void> close() {
+        Pg.unwatch(watch);
         return current.close();
     }
 

@@ -37,6 +37,34 @@ public final class Pg {
     private static final AtomicLong SILENCES = new AtomicLong();
 
     /**
+     * Who gives up on a statement that waits too long, and after how long: a statement can wait on
+     * one connection that went silent while the pool's others answer (a connection made while the
+     * link was silent stays so when the link returns), and no probe of the pool finds that out.
+     * Null: statements wait as long as their answer takes.
+     */
+    private static volatile Watch watch;
+
+    /**
+     * @param limitNanos how long a statement may wait for its answer
+     * @param giveUp     told when one waited longer, with when it began: makes the pool's connections anew
+     *                   (and calls {@link #linkWentSilent}) unless it did so since that statement began
+     */
+    public record Watch(long limitNanos, java.util.function.LongConsumer giveUp) {
+    }
+
+    /** From now on, a statement that waits longer than {@code watch}'s limit is given up on ({@link #unwatch} ends it). */
+    public static void watch(Watch watching) {
+        watch = watching;
+    }
+
+    /** Ends {@code watching}, unless another watch took its place. */
+    public static void unwatch(Watch watching) {
+        if (watch == watching) {
+            watch = null;
+        }
+    }
+
+    /**
      * Tells the statements waiting now that the link they were sent on went silent (nothing came
      * back for the pool's link timeout; the pool made its connections anew): each fails with a
      * {@link SilentLinkException} instead of waiting for an answer that cannot come.
@@ -48,14 +76,15 @@ public final class Pg {
     /**
      * Waits for {@code future}. The stores' contracts are blocking, so this must not run on a
      * Vert.x event loop, where it would stall the very thread that completes the future. A
-     * statement still waiting when its link is given up on ({@link #linkWentSilent}) fails with
-     * a {@link SilentLinkException}.
+     * statement still waiting when its link is given up on ({@link #linkWentSilent}), or waiting
+     * longer than the {@link #watch}'s limit, fails with a {@link SilentLinkException}.
      */
     public static <T> T await(Future<T> future) {
         if (Context.isOnEventLoopThread()) {
             throw new IllegalStateException("store calls block: call them from a worker or virtual thread, not an event loop");
         }
         long silences = SILENCES.get();
+        long began = System.nanoTime();
         var waiting = future.toCompletionStage().toCompletableFuture();
         try {
             while (true) {
@@ -63,6 +92,11 @@ public final class Pg {
                     return waiting.get(SLICE_MILLIS, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException stillWaiting) {
                     if (SILENCES.get() != silences) {
+                        throw new SilentLinkException();
+                    }
+                    Watch watching = watch;
+                    if (watching != null && System.nanoTime() - began > watching.limitNanos()) {
+                        watching.giveUp().accept(began);
                         throw new SilentLinkException();
                     }
                 }
