@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -49,7 +50,7 @@ public final class Pg {
      * @param giveUp     told when one waited longer, with when it began: makes the pool's connections anew
      *                   (and calls {@link #linkWentSilent}) unless it did so since that statement began
      */
-    public record Watch(long limitNanos, java.util.function.LongConsumer giveUp) {
+    public record Watch(long limitNanos, LongConsumer giveUp) {
     }
 
     /** From now on, a statement that waits longer than {@code watch}'s limit is given up on ({@link #unwatch} ends it). */
