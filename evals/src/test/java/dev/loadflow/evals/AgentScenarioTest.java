@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 
+import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -198,7 +199,7 @@ class AgentScenarioTest extends EvalScenario {
         assertThat(decided.provenance().note()).isEqualTo("the model did not answer in time");
         assertThat(took).as("decided by the SOP well before the model would have answered").isLessThan(Duration.ofSeconds(4));
         assertThat(model.requests()).filteredOn(r -> r.eventType().equals("LocationPing")).as("a timeout is not retried").hasSize(1);
-        org.awaitility.Awaitility.await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(8)).until(() -> true);
+        await("the hung call answers, to nobody").atMost(Duration.ofSeconds(8)).until(() -> model.finished() == model.calls());
         at("07:02").settle();
         expectSmsKeys(key(1, "send_sms"));
         assertThat(logged("dec:ping_0700")).isOne();

@@ -18,7 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * A rolling upgrade, as a cluster does it: the previous release's load-worker, outbox-dispatcher

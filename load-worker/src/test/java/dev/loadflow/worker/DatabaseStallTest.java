@@ -21,7 +21,7 @@ import static dev.loadflow.worker.LoadApi.ping;
 import static dev.loadflow.worker.LoadApi.post;
 import static dev.loadflow.service.testing.Management.probe;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * The link to PostgreSQL goes silent (a black hole: no reset, no answer, the connections it

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.restassured.RestAssured.given;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 
 /** What an operator or a sender does over HTTP, and what an operator sees in the database. */

@@ -15,7 +15,7 @@ import java.util.Map;
 
 import static dev.loadflow.service.testing.Management.management;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 import static org.hamcrest.Matchers.is;
 
 /**

@@ -14,7 +14,7 @@ import static dev.loadflow.worker.LoadApi.assigned;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static dev.loadflow.worker.LoadApi.post;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * A worker (re)started while its link to PostgreSQL is silent, as a pod rescheduled during a

@@ -36,7 +36,7 @@ import static dev.loadflow.worker.LoadApi.asSource;
 import static dev.loadflow.worker.LoadApi.assigned;
 import static dev.loadflow.worker.LoadApi.awaitVersion;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * What on-call reads: an ingest request's trace goes with its event, and a log line about a

@@ -25,7 +25,7 @@ import static dev.loadflow.dispatcher.Staging.count;
 import static dev.loadflow.service.testing.Management.management;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * An SMS provider outage opens the SMS circuit: the rows behind it are deferred untried, so

@@ -31,7 +31,7 @@ import static dev.loadflow.dispatcher.Staging.smsId;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.service.testing.Management.probe;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * The dispatcher's link to PostgreSQL goes silent or is cut while the workers go on committing

@@ -22,7 +22,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static dev.loadflow.dispatcher.Staging.count;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * A slow provider holds back nothing but its own rows: with the SMS provider taking 2 s an answer

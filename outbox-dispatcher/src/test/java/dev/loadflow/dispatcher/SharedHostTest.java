@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.loadflow.dispatcher.Staging.count;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * Channels that share a host (an adapter serving SMS and Slack behind one URL, or the local run's

@@ -33,7 +33,7 @@ import static dev.loadflow.dispatcher.Staging.smsId;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * A late {@code failed} next to {@code delivered}: a send that outlasts its lease. The second

@@ -21,7 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /** Outbox rows as the load worker commits them, and what tests wait for and look at. */
 final class Staging {

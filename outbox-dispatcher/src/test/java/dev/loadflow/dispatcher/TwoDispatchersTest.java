@@ -29,7 +29,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static dev.loadflow.dispatcher.Staging.count;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /** Two dispatcher instances share one outbox through SKIP LOCKED: no row is sent twice. */
 @QuarkusTest

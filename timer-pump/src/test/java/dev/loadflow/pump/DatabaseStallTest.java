@@ -26,7 +26,7 @@ import java.time.Duration;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.service.testing.Management.probe;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * The pump's link to PostgreSQL goes silent or is cut while timers fall due: the pump stays

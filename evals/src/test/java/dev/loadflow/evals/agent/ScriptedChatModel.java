@@ -51,6 +51,7 @@ public final class ScriptedChatModel implements AutoCloseable {
 
     private final HttpServer server;
     private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicInteger finished = new AtomicInteger();
     private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
     private volatile Function<Request, Answer> script;
 
@@ -73,6 +74,11 @@ public final class ScriptedChatModel implements AutoCloseable {
 
     public int calls() {
         return calls.get();
+    }
+
+    /** The calls whose answer was written or whose caller had stopped waiting for it. */
+    public int finished() {
+        return finished.get();
     }
 
     public List<Request> requests() {
@@ -110,6 +116,8 @@ public final class ScriptedChatModel implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (IOException gone) {
             // the agent stopped waiting (its timeout): nobody reads this answer
+        } finally {
+            finished.incrementAndGet();
         }
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /** {@code loadflow.policy.llm.max-concurrency}: runs beyond it wait their turn at the model; none is refused. */
 class BoundedChatModelTest {

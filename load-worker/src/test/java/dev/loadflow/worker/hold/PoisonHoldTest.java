@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * Poison holds its load, on a real queue and a real database: the consumer, the gate and an

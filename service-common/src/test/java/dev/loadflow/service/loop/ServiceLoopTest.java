@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -134,7 +135,7 @@ class ServiceLoopTest {
             throw new AssertionError("the loop's thread dies");
         }, waiter, clock);
         dying.start();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !dying.running());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !dying.running());
         assertThat(LoopHealth.alive("dying", true, dying, Duration.ofMinutes(1)).call().getStatus())
                 .as("meant to run and not running: a restart may help").isEqualTo(HealthCheckResponse.Status.DOWN);
     }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /** NOTIFY after the commit: heard by the listeners, one in flight per channel, bursts folded. */
 class PgWakeupsTest {

@@ -29,7 +29,7 @@ import static dev.loadflow.testing.Fixtures.ping;
 import static dev.loadflow.testing.Fixtures.sms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import static dev.loadflow.testing.Waits.await;
 
 /**
  * Retention on PostgreSQL: idle loads leave the hot log without a read ever noticing, nothing a
