@@ -51,8 +51,9 @@ public record LoadStory(String loadId, long version, String stage, String driver
     }
 
     /**
-     * A time on the page: since the story's first entry ({@code +m:ss}, {@code +h:mm:ss}, or
-     * {@code -m:ss} before it), and the instant in full for its tooltip.
+     * A time on a page as it reads there: on a load's story since its first entry ({@code +m:ss},
+     * {@code +h:mm:ss}, or {@code -m:ss} before it), on a list how long ago; and the instant in
+     * full for its tooltip.
      */
     public record When(String at, String instant) {
     }

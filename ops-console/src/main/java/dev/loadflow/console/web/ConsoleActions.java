@@ -24,6 +24,8 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -43,13 +45,15 @@ public class ConsoleActions {
     private final DispatcherAdmin dispatcher;
     private final Caller caller;
     private final com.fasterxml.jackson.databind.ObjectMapper json;
+    private final Clock clock;
 
     ConsoleActions(@RestClient WorkerAdmin worker, @RestClient DispatcherAdmin dispatcher, Caller caller,
-                   com.fasterxml.jackson.databind.ObjectMapper json) {
+                   com.fasterxml.jackson.databind.ObjectMapper json, Clock clock) {
         this.worker = worker;
         this.dispatcher = dispatcher;
         this.caller = caller;
         this.json = json;
+        this.clock = clock;
     }
 
     @POST
@@ -80,8 +84,9 @@ public class ConsoleActions {
                                 @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
         Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
         HeldRepairAnswer.Preview answer = repair(filter, action, reason, limit, true, HeldRepairAnswer.Preview.class);
+        Instant now = clock.instant();
         List<Views.Held> loads = answer.loads().stream().map(h -> new Views.Held(h.loadId(), h.messageId(), h.messageType(),
-                caller.masked() ? PhoneMask.mask(h.reason()) : h.reason(), Views.text(h.since()), h.state())).toList();
+                caller.masked() ? PhoneMask.mask(h.reason()) : h.reason(), Views.ago(h.since(), now), h.state())).toList();
         return Pages.heldRepairPreview(caller, filter, limit, ConsolePages.blankToNull(reason),
                 new Views.RepairPreview(answer.action(), answer.matched(), loads));
     }

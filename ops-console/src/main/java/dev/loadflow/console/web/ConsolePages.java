@@ -110,7 +110,7 @@ public class ConsolePages {
                         "not acknowledged"),
                 new Views.Count("backlog", "Outbox due", Long.toString(counts.outboxDue()), "/waiting#backlog",
                         counts.oldestDue().compareTo(Duration.ofMinutes(5)) > 0,
-                        counts.outboxDue() == 0 ? "nothing waiting" : "oldest due " + age(counts.oldestDue()) + " ago"),
+                        counts.outboxDue() == 0 ? "nothing waiting" : "oldest due " + Views.age(counts.oldestDue()) + " ago"),
                 new Views.Count("queue", "Queue depth", Long.toString(counts.queued()), "/waiting#queue", false,
                         "messages waiting in the load queue (PostgreSQL)"),
                 new Views.Count("timers", "Timers late", Long.toString(counts.timersLate()), "/waiting#timers", counts.timersLate() > 0,
@@ -139,19 +139,14 @@ public class ConsolePages {
         boolean masked = caller.masked();
         return Pages.waiting(caller, now.truncatedTo(ChronoUnit.SECONDS).toString(),
                 waiting.due(now, size).stream().map(r -> new Views.DueRow(r.outboxId(), r.loadId(), r.actionType(), r.channel(),
-                        r.attempts(), age(Duration.between(r.dueAt(), now)), masked ? PhoneMask.mask(r.lastFailure()) : r.lastFailure()))
+                        r.attempts(), Views.age(Duration.between(r.dueAt(), now)), masked ? PhoneMask.mask(r.lastFailure()) : r.lastFailure()))
                         .toList(),
                 waiting.late(now, PgOverview.TIMER_LATE, size).stream().map(t -> new Views.LateTimer(t.timerId(), t.loadId(),
-                        Views.text(t.fireAt()), age(Duration.between(t.fireAt(), now)))).toList(),
+                        Views.text(t.fireAt()), Views.age(Duration.between(t.fireAt(), now)))).toList(),
                 waiting.queued(size).stream().map(q -> new Views.QueuedLoad(q.loadId(), q.messages(),
-                        q.oldestEnqueuedAt() == null ? "" : age(Duration.between(q.oldestEnqueuedAt(), now)),
-                        q.visibleAt().isAfter(now) ? "in " + age(Duration.between(now, q.visibleAt())) : "now")).toList(),
+                        q.oldestEnqueuedAt() == null ? "" : Views.age(Duration.between(q.oldestEnqueuedAt(), now)),
+                        q.visibleAt().isAfter(now) ? "in " + Views.age(Duration.between(now, q.visibleAt())) : "now")).toList(),
                 size);
-    }
-
-    private static String age(Duration age) {
-        return age.toHours() > 0 ? age.toHours() + " h " + age.toMinutesPart() + " min"
-                : age.toMinutes() > 0 ? age.toMinutes() + " min " + age.toSecondsPart() + " s" : age.toSeconds() + " s";
     }
 
     /**
@@ -196,7 +191,7 @@ public class ConsolePages {
         PgLoadDirectory.Query query = new PgLoadDirectory.Query(filter.client(), filter.driver(), filter.stage(), filter.held(),
                 filter.dead(), filter.openAsk(), since, page * size, size + 1);
         List<PgLoadDirectory.Found> found = query.filtered() ? directory.find(query) : List.of();
-        return Pages.loads(caller, filter, found.stream().limit(size).map(f -> Views.FoundLoad.of(f, caller.masked())).toList(),
+        return Pages.loads(caller, filter, found.stream().limit(size).map(f -> Views.FoundLoad.of(f, caller.masked(), clock.instant())).toList(),
                 new Views.Paging(page, found.size() > size, "/loads", filter.query()));
     }
 
@@ -226,7 +221,7 @@ public class ConsolePages {
                 filter.messageType());
         String notice = done != null && done.startsWith("bulk-") ? Notices.bulk(done, count, refused)
                 : InboundIds.isValidLoadId(load) ? Notices.of(done, load) : null;
-        return Pages.held(caller, filter, held.list(matching, HELD_MAX).stream().map(h -> Views.Held.of(h, caller.masked())).toList(),
+        return Pages.held(caller, filter, held.list(matching, HELD_MAX).stream().map(h -> Views.Held.of(h, caller.masked(), clock.instant())).toList(),
                 notice, heldRepairMax);
     }
 
@@ -241,7 +236,7 @@ public class ConsolePages {
         int size = config.pageSize();
         var rows = outbox.dead(new DeadRowQuery(filter.loadId(), filter.actionType(), instant("since", filter.since()),
                 instant("until", filter.until()), page * size, size + 1));
-        return Pages.dead(caller, filter, rows.stream().limit(size).map(r -> Views.Dead.of(r, caller.masked())).toList(),
+        return Pages.dead(caller, filter, rows.stream().limit(size).map(r -> Views.Dead.of(r, caller.masked(), clock.instant())).toList(),
                 new Views.Paging(page, rows.size() > size, "/dead", filter.query()),
                 switch (done == null ? "" : done) {
                     case "replayed" -> "Replayed " + count + " dead row(s).";
@@ -254,7 +249,7 @@ public class ConsolePages {
     @GET
     @Path("/ambiguous")
     public Object ambiguous(@QueryParam("done") String done) {
-        return Pages.ambiguous(caller, outbox.ambiguous(HELD_MAX).stream().map(r -> Views.Ambiguous.of(r, caller.masked())).toList(),
+        return Pages.ambiguous(caller, outbox.ambiguous(HELD_MAX).stream().map(r -> Views.Ambiguous.of(r, caller.masked(), clock.instant())).toList(),
                 switch (done == null ? "" : done) {
                     case "delivered" -> "Marked delivered: its delivered outcome went to the load.";
                     case "resend" -> "Sent again: the dispatcher sends it now, with a fresh retry budget.";
@@ -268,7 +263,7 @@ public class ConsolePages {
         checkPage(page);
         int size = config.pageSize();
         var list = alerts.list(instant("since", blankToNull(since)), page * size, size + 1);
-        return Pages.alerts(caller, list.stream().limit(size).map(a -> Views.Alert.of(a, caller.masked())).toList(),
+        return Pages.alerts(caller, list.stream().limit(size).map(a -> Views.Alert.of(a, caller.masked(), clock.instant())).toList(),
                 new Views.Paging(page, list.size() > size, "/alerts", Views.param("since", blankToNull(since))));
     }
 
@@ -282,7 +277,7 @@ public class ConsolePages {
         String from = iso(instant("since", blankToNull(since)));
         var list = audit.list(new AuditQuery(instant("since", from), who, page * size, size + 1));
         String query = Views.param("since", from) + Views.param("principal", who);
-        return Pages.audit(caller, who, Views.picker(from), list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked())).toList(),
+        return Pages.audit(caller, who, Views.picker(from), list.stream().limit(size).map(e -> Views.Audit.of(e, caller.masked(), clock.instant())).toList(),
                 new Views.Paging(page, list.size() > size, "/audit", query));
     }
 

@@ -1,5 +1,6 @@
 package dev.loadflow.console.web;
 
+import dev.loadflow.console.story.LoadStory;
 import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.store.alert.OpsAlert;
 import dev.loadflow.store.audit.AuditEntry;
@@ -8,6 +9,7 @@ import dev.loadflow.store.queue.HeldLoad;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -30,44 +32,45 @@ public final class Views {
     public record Count(String id, String label, String value, String href, boolean attention, String hint) {
     }
 
-    public record Held(String loadId, String messageId, String messageType, String reason, String since, String state) {
-        static Held of(HeldLoad held, boolean masked) {
+    public record Held(String loadId, String messageId, String messageType, String reason, LoadStory.When since, String state) {
+        static Held of(HeldLoad held, boolean masked, Instant now) {
             return new Held(held.loadId(), held.messageId(), held.messageType(), mask(masked).apply(held.reason()),
-                    text(held.since()), held.state().wire());
+                    ago(held.since(), now), held.state().wire());
         }
     }
 
     public record Dead(String outboxId, String loadId, String actionType, String channel, int attempts, String lastFailure,
-                String deadAt, String acknowledgedAt, String payload) {
-        static Dead of(OutboxRow row, boolean masked) {
+                LoadStory.When deadAt, LoadStory.When acknowledgedAt, String payload) {
+        static Dead of(OutboxRow row, boolean masked, Instant now) {
             UnaryOperator<String> mask = mask(masked);
             return new Dead(row.outboxId(), row.loadId(), row.actionType(), row.channel().wire(), row.attempts(),
-                    mask.apply(row.lastFailure()), text(row.deadAt()), text(row.acknowledgedAt()), mask.apply(row.payload()));
+                    mask.apply(row.lastFailure()), ago(row.deadAt(), now), ago(row.acknowledgedAt(), now), mask.apply(row.payload()));
         }
     }
 
     /** An ambiguous send: what it was, what happened to it, and since when nobody knows whether it arrived. */
     public record Ambiguous(String outboxId, String loadId, String actionType, String channel, int attempts,
-                            String lastFailure, String unsureSince, String payload) {
-        static Ambiguous of(OutboxRow row, boolean masked) {
+                            String lastFailure, LoadStory.When unsureSince, String payload) {
+        static Ambiguous of(OutboxRow row, boolean masked, Instant now) {
             UnaryOperator<String> mask = mask(masked);
             return new Ambiguous(row.outboxId(), row.loadId(), row.actionType(), row.channel().wire(), row.attempts(),
-                    mask.apply(row.lastFailure()), text(row.unsureSince()), mask.apply(row.payload()));
+                    mask.apply(row.lastFailure()), ago(row.unsureSince(), now), mask.apply(row.payload()));
         }
     }
 
-    public record Alert(long id, String loadId, String outboxId, String actionType, String kind, String message, String raisedAt) {
-        static Alert of(OpsAlert alert, boolean masked) {
+    public record Alert(long id, String loadId, String outboxId, String actionType, String kind, String message,
+                        LoadStory.When raisedAt) {
+        static Alert of(OpsAlert alert, boolean masked, Instant now) {
             return new Alert(alert.id(), alert.loadId(), alert.outboxId(), alert.actionType(), alert.kind(),
-                    mask(masked).apply(alert.message()), text(alert.raisedAt()));
+                    mask(masked).apply(alert.message()), ago(alert.raisedAt(), now));
         }
     }
 
-    public record Audit(long id, String at, String principal, String service, String action, String target, String params,
-                 String result) {
-        static Audit of(AuditEntry entry, boolean masked) {
+    public record Audit(long id, LoadStory.When at, String principal, String service, String action, String target,
+                        String params, String result) {
+        static Audit of(AuditEntry entry, boolean masked, Instant now) {
             UnaryOperator<String> mask = mask(masked);
-            return new Audit(entry.id(), text(entry.at()), entry.principal(), entry.service(), entry.action(),
+            return new Audit(entry.id(), ago(entry.at(), now), entry.principal(), entry.service(), entry.action(),
                     mask.apply(entry.target()), mask.apply(entry.params()), mask.apply(entry.result()));
         }
     }
@@ -104,11 +107,11 @@ public final class Views {
     }
 
     /** A load as the list shows it; the driver's number masked for a viewer. */
-    public record FoundLoad(String loadId, String clientId, String driverPhone, String stage, String lastActivity,
+    public record FoundLoad(String loadId, String clientId, String driverPhone, String stage, LoadStory.When lastActivity,
                             boolean held, long deadRows, long openTimers) {
-        static FoundLoad of(dev.loadflow.store.overview.PgLoadDirectory.Found found, boolean masked) {
+        static FoundLoad of(dev.loadflow.store.overview.PgLoadDirectory.Found found, boolean masked, Instant now) {
             return new FoundLoad(found.loadId(), found.clientId(), mask(masked).apply(found.driverPhone()), found.stage(),
-                    text(found.lastActivity()), found.held(), found.deadRows(), found.openTimers());
+                    ago(found.lastActivity(), now), found.held(), found.deadRows(), found.openTimers());
         }
     }
 
@@ -183,5 +186,26 @@ public final class Views {
 
     static String text(Instant instant) {
         return instant == null ? null : instant.toString();
+    }
+
+    /**
+     * A time on a list as on-call reads it: how long ago ({@code 12 min 5 s ago}, {@code 3 h 2 min ago},
+     * {@code 2 d 4 h ago}) or how far ahead ({@code in 40 s}), the instant in full for its tooltip.
+     */
+    public static LoadStory.When ago(Instant at, Instant now) {
+        if (at == null) {
+            return null;
+        }
+        Duration since = Duration.between(at, now);
+        return new LoadStory.When(since.isNegative() ? "in " + age(since.negated()) : age(since) + " ago", at.toString());
+    }
+
+    /** A span as the pages show it, to the second under a minute, in days and hours past a day. */
+    static String age(Duration age) {
+        if (age.toDays() > 0) {
+            return age.toDays() + " d " + age.toHoursPart() + " h";
+        }
+        return age.toHours() > 0 ? age.toHours() + " h " + age.toMinutesPart() + " min"
+                : age.toMinutes() > 0 ? age.toMinutes() + " min " + age.toSecondsPart() + " s" : age.toSeconds() + " s";
     }
 }
