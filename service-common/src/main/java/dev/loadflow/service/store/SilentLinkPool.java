@@ -54,11 +54,16 @@ final class SilentLinkPool implements PgPool {
     private final Pg.Watch watch;
 
     SilentLinkPool(Supplier<Pool> pools, Vertx vertx, Duration linkTimeout) {
+        this(pools, vertx, linkTimeout, Duration.ofMillis(Math.max(250, linkTimeout.toMillis() / 4)));
+    }
+
+    /** @param probeEvery how often the probe asks (a quarter of {@code linkTimeout}, at least 250 ms) */
+    SilentLinkPool(Supplier<Pool> pools, Vertx vertx, Duration linkTimeout, Duration probeEvery) {
         this.pools = pools;
         this.linkTimeout = linkTimeout;
         this.current = pools.get();
         this.currentSince = System.nanoTime();
-        vertx.setPeriodic(Math.max(250, linkTimeout.toMillis() / 4), id -> probe());
+        vertx.setPeriodic(probeEvery.toMillis(), id -> probe());
         this.watch = new Pg.Watch(linkTimeout.multipliedBy(3).toNanos(), this::statementWentSilent);
         Pg.watch(watch);
     }

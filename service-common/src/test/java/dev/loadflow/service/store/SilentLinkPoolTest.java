@@ -28,13 +28,18 @@ import static dev.loadflow.testing.Waits.await;
 class SilentLinkPoolTest {
 
     private static final Duration LINK_TIMEOUT = Duration.ofSeconds(1);
+    /**
+     * The probe does not ask here: a connection it opened before the stall would go silent with
+     * the test's, and the next statement might be handed it; this is the case the probe cannot see.
+     */
+    private static final Duration NO_PROBE = Duration.ofHours(1);
 
     private final Vertx vertx = Vertx.vertx();
     private final TestDatabase database = PostgresServer.get().createDatabase("silent", false);
     private final UnreliableLink link = UnreliableLink.to(database.host(), database.port());
     private final SilentLinkPool pool = new SilentLinkPool(() -> PgBuilder.pool().with(new PoolOptions().setMaxSize(4))
             .connectingTo(database.connectOptions().setHost("127.0.0.1").setPort(link.port())).using(vertx).build(),
-            vertx, LINK_TIMEOUT);
+            vertx, LINK_TIMEOUT, NO_PROBE);
 
     @AfterEach
     void close() {
@@ -60,7 +65,7 @@ class SilentLinkPoolTest {
                 onTheSilentConnection.completeExceptionally(e);
             }
         });
-        assertThat(one()).as("the link answers on a new connection").isEqualTo(1);
+        assertThat(one()).as("the link answers on a new connection, as the probe would find").isEqualTo(1);
 
         await().atMost(LINK_TIMEOUT.multipliedBy(6)).until(onTheSilentConnection::isDone);
         assertThat(onTheSilentConnection).as("given up on: it would have waited for ever")
