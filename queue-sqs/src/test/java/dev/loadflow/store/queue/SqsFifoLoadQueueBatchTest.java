@@ -2,6 +2,7 @@ package dev.loadflow.store.queue;
 
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.testing.ElasticMq;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -14,15 +15,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.testing.Fixtures.ping;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** enqueueAll and ackAll on SQS use the batch calls: ten messages a call, not one. */
+/** enqueueAll, ingest's enqueue and ackAll on SQS use the batch calls: ten messages a call, not one. */
 class SqsFifoLoadQueueBatchTest {
 
     @RegisterExtension
@@ -57,6 +60,64 @@ class SqsFifoLoadQueueBatchTest {
         assertThat(count("deleteMessageBatch")).isEqualTo(3);
         assertThat(count("sendMessage") + count("deleteMessage")).as("no call per message").isZero();
         assertThat(queue.receive(1, Duration.ZERO)).as("nothing left to redeliver").isEmpty();
+    }
+
+    @Test
+    void ingestsBatchAsksTheLogOnceAndSendsWhatItHasNotLoggedTenACallInOrder() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        LoadQueue queue = new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue("ingest-" + suffix),
+                SQS.createFifoQueue("ingest-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
+        String busy = newLoadId();
+        List<QueueMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 21; i++) {
+            messages.add(QueueMessage.of(ping(busy, "ping_%02d".formatted(i), T0)));
+        }
+        messages.add(QueueMessage.of(ping(busy, "ping_03", T0)));
+        messages.add(QueueMessage.of(ping(newLoadId(), "ping_00", T0)));
+        AtomicInteger questions = new AtomicInteger();
+        EventStore log = loggedAre(questions, busy + "/ping_00", busy + "/ping_01");
+
+        List<LoadQueue.Intake> intakes = queue.enqueueAllUnlessLogged(messages, log);
+        List<ReceivedMessage> run = queue.receive(2, 10, Duration.ofSeconds(1)).stream()
+                .filter(message -> message.loadId().equals(busy)).toList();
+
+        assertThat(intakes).startsWith(LoadQueue.Intake.LOGGED, LoadQueue.Intake.LOGGED, LoadQueue.Intake.QUEUED)
+                .endsWith(LoadQueue.Intake.QUEUED, LoadQueue.Intake.ALREADY_QUEUED, LoadQueue.Intake.QUEUED)
+                .filteredOn(LoadQueue.Intake.QUEUED::equals).hasSize(20);
+        assertThat(questions).as("one question to the log for the batch").hasValue(1);
+        assertThat(count("sendMessageBatch")).as("20 messages, ten a call").isEqualTo(2);
+        assertThat(count("sendMessage")).as("no call per message").isZero();
+        assertThat(run).extracting(ReceivedMessage::messageId).as("the busy load's run, in the order posted")
+                .containsExactly("ping_02", "ping_03", "ping_04", "ping_05", "ping_06", "ping_07", "ping_08", "ping_09",
+                        "ping_10", "ping_11");
+    }
+
+    @Test
+    void aBatchCallCarriesAtMostItsBytesLimit() {
+        String load = newLoadId();
+        List<QueueMessage> large = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            large.add(new QueueMessage(load, "sms_" + i, "{\"text\": \"" + "x".repeat(60 * 1024) + "\"}"));
+        }
+
+        List<List<QueueMessage>> calls = SqsFifoLoadQueue.sendChunks(large);
+
+        assertThat(calls).extracting(List::size).containsExactly(4, 4, 2);
+        assertThat(calls.stream().flatMap(List::stream).toList()).as("every message, in order").isEqualTo(large);
+    }
+
+    /** A log that holds {@code logged} ({@code load/entry}) and counts the questions put to it; it does nothing else. */
+    private static EventStore loggedAre(AtomicInteger questions, String... logged) {
+        Set<String> held = Set.of(logged);
+        return (EventStore) Proxy.newProxyInstance(EventStore.class.getClassLoader(), new Class<?>[]{EventStore.class},
+                (proxy, method, args) -> {
+                    if (!method.getName().equals("contains") || !(args[0] instanceof List<?> loads)) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    questions.incrementAndGet();
+                    List<?> ids = (List<?>) args[1];
+                    return IntStream.range(0, loads.size()).mapToObj(i -> held.contains(loads.get(i) + "/" + ids.get(i))).toList();
+                });
     }
 
     private int count(String method) {

@@ -5,6 +5,7 @@ import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import dev.loadflow.store.outbox.OutboxMessage;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +31,19 @@ public interface EventStore {
 
     /** Whether the load's log holds an entry with this id (an event id, or {@code dec:{eventId}}). */
     boolean contains(String loadId, String entryId);
+
+    /**
+     * {@link #contains} for several entries (ingest's batch): for each {@code loadIds[i]} and
+     * {@code entryIds[i]}, in order, whether that load's log holds that entry. A store in a
+     * database answers in one round trip.
+     */
+    default List<Boolean> contains(List<String> loadIds, List<String> entryIds) {
+        List<Boolean> held = new ArrayList<>(loadIds.size());
+        for (int i = 0; i < loadIds.size(); i++) {
+            held.add(contains(loadIds.get(i), entryIds.get(i)));
+        }
+        return held;
+    }
 
     /**
      * Appends {@code entries} (seq {@code expectedVersion + 1} onward) and inserts

@@ -418,6 +418,22 @@ public abstract class EventStoreContract {
     }
 
     @Test
+    final void containsForManyAnswersEachPairInOrderNotEachIdInEachLoad() {
+        String a = newLoadId();
+        String b = newLoadId();
+        InboundEvent pingA = ping(a, "ping_0700", T0);
+        InboundEvent pingB = ping(b, "ping_0705", T0);
+        store.append(a, List.of(pingA, decision(pingA, T0, List.of())), 0, List.of());
+        store.append(b, List.of(pingB), 0, List.of());
+
+        assertThat(store.contains(List.of(a, b, a, b, newLoadId()),
+                List.of("ping_0700", "ping_0700", "ping_0705", "ping_0705", "ping_0700")))
+                .as("b never logged ping_0700, nor a ping_0705, though each id is in some load's log")
+                .containsExactly(true, false, false, true, false);
+        assertThat(store.contains(List.of(), List.of())).isEmpty();
+    }
+
+    @Test
     final void entriesOfAnotherLoadAreRefused() {
         String load = newLoadId();
         InboundEvent foreign = ping(newLoadId(), "ping_0700", T0);

@@ -75,6 +75,16 @@ public final class PgEventStore implements EventStore {
             LIMIT 1""";
 
     /**
+     * CONTAINS for many: the pairs asked for among the entries of those loads with those ids ($1
+     * the loads, $2 the ids; the caller keeps the pairs it asked), in the shape Citus routes to
+     * the loads' shards.
+     */
+    static final String CONTAINS_ANY = """
+            SELECT load_id, entry_id FROM event_log WHERE load_id = ANY($1) AND entry_id = ANY($2)
+            UNION ALL
+            SELECT load_id, entry_id FROM event_log_archive WHERE load_id = ANY($1) AND entry_id = ANY($2)""";
+
+    /**
      * $1 recorded_at; $2..$11 one element per entry (its load, the load's expected version, its
      * place in the load's append, ...); from $12 on the outbox rows, as {@link OutboxInsert}
      * binds them. A load's entries are inserted only when its log is at the expected version
@@ -253,6 +263,23 @@ public final class PgEventStore implements EventStore {
     @Override
     public boolean contains(String loadId, String entryId) {
         return Pg.await(pool.preparedQuery(CONTAINS).execute(Tuple.of(loadId, entryId))).size() == 1;
+    }
+
+    /** In one statement (CONTAINS_ANY). */
+    @Override
+    public List<Boolean> contains(List<String> loadIds, List<String> entryIds) {
+        if (loadIds.isEmpty()) {
+            return List.of();
+        }
+        Set<String> held = new HashSet<>();
+        Pg.await(pool.preparedQuery(CONTAINS_ANY).execute(Tuple.tuple().addArrayOfString(loadIds.toArray(String[]::new))
+                        .addArrayOfString(entryIds.toArray(String[]::new))))
+                .forEach(row -> held.add(row.getString("load_id") + '\u0000' + row.getString("entry_id")));
+        List<Boolean> answers = new ArrayList<>(loadIds.size());
+        for (int i = 0; i < loadIds.size(); i++) {
+            answers.add(held.contains(loadIds.get(i) + '\u0000' + entryIds.get(i)));
+        }
+        return answers;
     }
 
     @Override

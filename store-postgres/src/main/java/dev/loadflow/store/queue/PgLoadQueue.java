@@ -14,6 +14,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -101,14 +102,12 @@ public final class PgLoadQueue implements LoadQueue {
      * The statements that differ where Citus distributes the log ({@code loadflow.db.citus}). The
      * queue's tables stay on the coordinator (a receive locks the visible groups of every load
      * at once), so an ingest cannot look into the log from its statement: it asks the log first
-     * which of its events are logged ({@link #LOGGED}, on the shards of its loads only), then
-     * queues the others ({@link #ENQUEUE_ALL_FLAGGED}). An event logged between the two is
+     * which of its events are logged ({@link EventStore#contains(List, List)}, on the shards of its
+     * loads only), then queues the others ({@link #ENQUEUE_ALL_FLAGGED}). An event logged between the two is
      * queued and then found logged by its run, as an event logged right after the one statement
      * is on plain PostgreSQL.
      */
     static final class OnCitus {
-
-        static final String LOGGED = "SELECT load_id, entry_id FROM event_log WHERE load_id = ANY($1) AND entry_id = ANY($2)";
 
         /** ENQUEUE_ALL_UNLESS_LOGGED with each message's {@code logged} given ($5). */
         static final String ENQUEUE_ALL_FLAGGED = """
@@ -292,11 +291,9 @@ public final class PgLoadQueue implements LoadQueue {
                 .addOffsetDateTime(Pg.at(clock.instant()));
         RowSet<Row> rows;
         if (distributed) {
-            Set<String> logged = new HashSet<>();
-            Pg.await(pool.preparedQuery(OnCitus.LOGGED).execute(Tuple.tuple().addArrayOfString(loads).addArrayOfString(ids)))
-                    .forEach(row -> logged.add(row.getString("load_id") + '\u0000' + row.getString("entry_id")));
-            rows = Pg.await(pool.preparedQuery(OnCitus.ENQUEUE_ALL_FLAGGED).execute(params.addArrayOfBoolean(messages.stream()
-                    .map(m -> logged.contains(m.loadId() + '\u0000' + m.messageId())).toArray(Boolean[]::new))));
+            List<Boolean> logged = events.contains(Arrays.asList(loads), Arrays.asList(ids));
+            rows = Pg.await(pool.preparedQuery(OnCitus.ENQUEUE_ALL_FLAGGED).execute(params.addArrayOfBoolean(
+                    logged.toArray(Boolean[]::new))));
         } else {
             rows = Pg.await(pool.preparedQuery(ENQUEUE_ALL_UNLESS_LOGGED).execute(params));
         }
