@@ -170,7 +170,8 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
      * (past {@code perLoad} or {@code maxLoads}) is made visible again at once; the group stays
      * locked behind the run in flight. SQS counts every receive: a message received behind a
      * head that fails or is held gains a count each time, though it did not run. Only the first
-     * call long-polls.
+     * call long-polls; a call that brings ten messages of one load ends the receive, so a busy
+     * load's run does not wait for a call that cannot bring more of it.
      */
     @Override
     public List<ReceivedMessage> receive(int maxLoads, int perLoad, Duration wait) {
@@ -193,6 +194,11 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             if (messages.isEmpty()) {
                 break;
             }
+            // a whole call of one group: a busy load, whose next messages SQS holds back until these are
+            // deleted; its run goes at once, not after another call for other loads (they go to the
+            // consumer's other receives meanwhile)
+            boolean busyLoad = messages.size() == MAX_BATCH && messages.stream()
+                    .map(m -> m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID)).distinct().count() == 1;
             for (Message m : messages) {
                 ReceivedMessage message = received(m);
                 List<ReceivedMessage> run = runs.get(message.loadId());
@@ -207,6 +213,9 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
                         && old.messageId().equals(message.messageId()));
                 inFlight.put(message.receiptHandle(), message);
                 observeWait(message.enqueuedAt());
+            }
+            if (busyLoad && perLoad > 1) {
+                break;
             }
         }
         changeVisibilities(notKept, Duration.ZERO);

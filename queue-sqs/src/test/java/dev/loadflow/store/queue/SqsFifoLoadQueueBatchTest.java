@@ -93,6 +93,30 @@ class SqsFifoLoadQueueBatchTest {
     }
 
     @Test
+    void tenMessagesOfOneLoadAreItsRunAtOnceWithoutAnotherCall() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        LoadQueue queue = new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue("busy-" + suffix),
+                SQS.createFifoQueue("busy-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
+        String busy = newLoadId();
+        List<QueueMessage> backlog = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            backlog.add(QueueMessage.of(ping(busy, "ping_%02d".formatted(i), T0)));
+        }
+        queue.enqueueAll(backlog);
+
+        List<ReceivedMessage> first = queue.receive(64, 10, Duration.ofSeconds(1));
+        int callsForTheFirstRun = count("receiveMessage");
+        queue.ackAll(first.stream().map(ReceivedMessage::receiptHandle).toList());
+        List<ReceivedMessage> second = queue.receive(64, 10, Duration.ofSeconds(1));
+
+        assertThat(first).extracting(ReceivedMessage::messageId).containsExactlyElementsOf(
+                backlog.subList(0, 10).stream().map(QueueMessage::messageId).toList());
+        assertThat(callsForTheFirstRun).as("no second call, which could not bring more of the load").isOne();
+        assertThat(second).extracting(ReceivedMessage::messageId).as("the next ten once the first are deleted")
+                .containsExactlyElementsOf(backlog.subList(10, 20).stream().map(QueueMessage::messageId).toList());
+    }
+
+    @Test
     void aBatchCallCarriesAtMostItsBytesLimit() {
         String load = newLoadId();
         List<QueueMessage> large = new ArrayList<>();
