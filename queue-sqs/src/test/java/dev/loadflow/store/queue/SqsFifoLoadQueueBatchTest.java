@@ -37,9 +37,7 @@ class SqsFifoLoadQueueBatchTest {
 
     @Test
     void twentyThreeMessagesAreQueuedAndAckedInThreeCallsEach() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        LoadQueue queue = new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue("batch-" + suffix),
-                SQS.createFifoQueue("batch-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
+        LoadQueue queue = queue("batch");
         List<QueueMessage> messages = new ArrayList<>();
         for (int i = 0; i < 23; i++) {
             InboundEvent event = ping(newLoadId(), "ping_" + i, T0);
@@ -64,9 +62,7 @@ class SqsFifoLoadQueueBatchTest {
 
     @Test
     void ingestsBatchAsksTheLogOnceAndSendsWhatItHasNotLoggedTenACallInOrder() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        LoadQueue queue = new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue("ingest-" + suffix),
-                SQS.createFifoQueue("ingest-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
+        LoadQueue queue = queue("ingest");
         String busy = newLoadId();
         List<QueueMessage> messages = new ArrayList<>();
         for (int i = 0; i < 21; i++) {
@@ -94,9 +90,7 @@ class SqsFifoLoadQueueBatchTest {
 
     @Test
     void tenMessagesOfOneLoadAreItsRunAtOnceWithoutAnotherCall() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        LoadQueue queue = new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue("busy-" + suffix),
-                SQS.createFifoQueue("busy-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
+        LoadQueue queue = queue("busy");
         String busy = newLoadId();
         List<QueueMessage> backlog = new ArrayList<>();
         for (int i = 0; i < 25; i++) {
@@ -142,6 +136,13 @@ class SqsFifoLoadQueueBatchTest {
                     List<?> ids = (List<?>) args[1];
                     return IntStream.range(0, loads.size()).mapToObj(i -> held.contains(loads.get(i) + "/" + ids.get(i))).toList();
                 });
+    }
+
+    /** A queue of its own, {@code name} and a random suffix, on the counting client. */
+    private LoadQueue queue(String name) {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        return new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue(name + "-" + suffix),
+                SQS.createFifoQueue(name + "-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
     }
 
     private int count(String method) {
