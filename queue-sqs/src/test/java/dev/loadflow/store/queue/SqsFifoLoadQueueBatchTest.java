@@ -64,10 +64,7 @@ class SqsFifoLoadQueueBatchTest {
     void ingestsBatchAsksTheLogOnceAndSendsWhatItHasNotLoggedTenACallInOrder() {
         LoadQueue queue = queue("ingest");
         String busy = newLoadId();
-        List<QueueMessage> messages = new ArrayList<>();
-        for (int i = 0; i < 21; i++) {
-            messages.add(QueueMessage.of(ping(busy, "ping_%02d".formatted(i), T0)));
-        }
+        List<QueueMessage> messages = new ArrayList<>(pings(busy, 21));
         messages.add(QueueMessage.of(ping(busy, "ping_03", T0)));
         messages.add(QueueMessage.of(ping(newLoadId(), "ping_00", T0)));
         AtomicInteger questions = new AtomicInteger();
@@ -92,10 +89,7 @@ class SqsFifoLoadQueueBatchTest {
     void tenMessagesOfOneLoadAreItsRunAtOnceWithoutAnotherCall() {
         LoadQueue queue = queue("busy");
         String busy = newLoadId();
-        List<QueueMessage> backlog = new ArrayList<>();
-        for (int i = 0; i < 25; i++) {
-            backlog.add(QueueMessage.of(ping(busy, "ping_%02d".formatted(i), T0)));
-        }
+        List<QueueMessage> backlog = pings(busy, 25);
         queue.enqueueAll(backlog);
 
         List<ReceivedMessage> first = queue.receive(64, 10, Duration.ofSeconds(1));
@@ -136,6 +130,11 @@ class SqsFifoLoadQueueBatchTest {
                     List<?> ids = (List<?>) args[1];
                     return IntStream.range(0, loads.size()).mapToObj(i -> held.contains(loads.get(i) + "/" + ids.get(i))).toList();
                 });
+    }
+
+    /** {@code n} pings of {@code load}, ping_00 onward. */
+    private static List<QueueMessage> pings(String load, int n) {
+        return IntStream.range(0, n).mapToObj(i -> QueueMessage.of(ping(load, "ping_%02d".formatted(i), T0))).toList();
     }
 
     /** A queue of its own, {@code name} and a random suffix, on the counting client. */
