@@ -102,10 +102,10 @@ public final class PgLoadQueue implements LoadQueue {
      * The statements that differ where Citus distributes the log ({@code loadflow.db.citus}). The
      * queue's tables stay on the coordinator (a receive locks the visible groups of every load
      * at once), so an ingest cannot look into the log from its statement: it asks the log first
-     * which of its events are logged ({@link EventStore#contains(List, List)}, on the shards of its
-     * loads only), then queues the others ({@link #ENQUEUE_ALL_FLAGGED}). An event logged between the two is
-     * queued and then found logged by its run, as an event logged right after the one statement
-     * is on plain PostgreSQL.
+     * which of its events are logged ({@link EventStore#contains(List, List)}, on the shards of
+     * its loads only), then queues the others ({@link #ENQUEUE_ALL_FLAGGED}). An event logged
+     * between the two is queued and then found logged by its run, as an event logged right after
+     * the one statement is on plain PostgreSQL.
      */
     static final class OnCitus {
 
