@@ -71,8 +71,12 @@ class SqsFifoLoadQueueBatchTest {
         EventStore log = loggedAre(questions, busy + "/ping_00", busy + "/ping_01");
 
         List<LoadQueue.Intake> intakes = queue.enqueueAllUnlessLogged(messages, log);
-        List<ReceivedMessage> run = queue.receive(2, 10, Duration.ofSeconds(1)).stream()
-                .filter(message -> message.loadId().equals(busy)).toList();
+        List<ReceivedMessage> received = new ArrayList<>();
+        for (int attempt = 0; attempt < 20 && received.size() < 20; attempt++) {
+            List<ReceivedMessage> batch = queue.receive(2, 10, Duration.ofSeconds(1));
+            received.addAll(batch);
+            queue.ackAll(batch.stream().map(ReceivedMessage::receiptHandle).toList());
+        }
 
         assertThat(intakes).startsWith(LoadQueue.Intake.LOGGED, LoadQueue.Intake.LOGGED, LoadQueue.Intake.QUEUED)
                 .endsWith(LoadQueue.Intake.QUEUED, LoadQueue.Intake.ALREADY_QUEUED, LoadQueue.Intake.QUEUED)
@@ -80,9 +84,10 @@ class SqsFifoLoadQueueBatchTest {
         assertThat(questions).as("one question to the log for the batch").hasValue(1);
         assertThat(count("sendMessageBatch")).as("20 messages, ten a call").isEqualTo(2);
         assertThat(count("sendMessage")).as("no call per message").isZero();
-        assertThat(run).extracting(ReceivedMessage::messageId).as("the busy load's run, in the order posted")
-                .containsExactly("ping_02", "ping_03", "ping_04", "ping_05", "ping_06", "ping_07", "ping_08", "ping_09",
-                        "ping_10", "ping_11");
+        assertThat(received).filteredOn(message -> message.loadId().equals(busy)).extracting(ReceivedMessage::messageId)
+                .as("the busy load's messages, each once, in the order posted")
+                .containsExactlyElementsOf(IntStream.range(2, 21).mapToObj("ping_%02d"::formatted).toList());
+        assertThat(received).as("and the other load's").hasSize(20);
     }
 
     @Test
