@@ -197,9 +197,9 @@ class DeploymentBenchmark {
             driver.warmUp();
             Map<String, Double> idle = driver.idle(Duration.ofSeconds(10));
             // round by round, each shape once a round: the tables grow and bloat over the whole benchmark, so
-            // shapes run one after another would each meet a later state than the one before (the first
-            // shape: with the instant channel's runs after the 300 ms ones rather than before, their rate was 7%
-            // lower and the 300 ms runs' 3.5% higher)
+            // shapes run one after another would each meet a later state than the ones before (run after the
+            // 300 ms shape rather than before it, the instant channel's rate was 7% lower and the 300 ms one's
+            // 3.5% higher)
             Map<Config, List<Figures>> runs = new LinkedHashMap<>();
             CONFIGS.stream().filter(config -> config.name().contains(only)).forEach(config -> runs.put(config, new ArrayList<>()));
             int n = 0;
