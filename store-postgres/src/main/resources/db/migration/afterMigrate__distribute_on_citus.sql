@@ -12,7 +12,8 @@
 -- * A reference table (a copy on every node): channel_circuit, a handful of rows.
 -- * Local to the coordinator: the load queue, its groups and dead letters (a receive locks the
 --   visible groups of every load at once, which Citus cannot do across shards; a message lives
---   seconds, so the queue stays small), admin_audit (read by time), processed_event (by handler
+--   seconds, so the queue stays small), the unrun receives of an SQS queue's messages (a handful
+--   of rows, written only when messages go back unrun), admin_audit (read by time), processed_event (by handler
 --   and event), schema_floor and Flyway's history.
 -- Citus's own catalogue is read from pg_catalog (pg_dist_partition), so a search_path that names
 -- only the loadflow schema does.

@@ -33,6 +33,7 @@ import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.PgLoadQueue;
+import dev.loadflow.store.queue.PgUnrunReceives;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.store.queue.ReceivedMessage;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
@@ -119,7 +120,8 @@ public final class Harness implements AutoCloseable {
         return (pool, clock) -> {
             String suffix = UUID.randomUUID().toString().substring(0, 8);
             return new SqsFifoLoadQueue(sqs.client(), sqs.createFifoQueue("loads-" + suffix),
-                    sqs.createFifoQueue("loads-dead-" + suffix), Duration.ofSeconds(30), clock);
+                    sqs.createFifoQueue("loads-dead-" + suffix), Duration.ofSeconds(30), clock,
+                    new PgUnrunReceives(pool, clock));
         };
     }
 

@@ -30,10 +30,9 @@ public interface WorkerConfig {
     /**
      * How many queued messages of one load a batch may take at once, in order: a busy load's
      * backlog (a device replaying an hour of pings) is decided in one go, one log read and one
-     * append, instead of one message per round of receive, run and ack. Unset: 10 on PostgreSQL,
-     * 1 with the LLM policy (a run's model calls are made one after the other, all within the run
-     * deadline) and 1 on SQS (SQS counts every receive, so messages waiting behind a held head
-     * would gain a count at each recheck and reach the poison limit without running).
+     * append, instead of one message per round of receive, run and ack. Unset: 10 (on SQS FIFO,
+     * which hands out up to ten messages of a group a call, as on PostgreSQL), and 1 with the LLM
+     * policy (a run's model calls are made one after the other, all within the run deadline).
      */
     Optional<Integer> perLoad();
 

@@ -146,7 +146,7 @@ public class WorkerProducers {
                     + "), or a message would be redelivered while its run is still going");
         }
         boolean llm = policy.kind() == PolicyConfig.Kind.LLM;
-        int perLoad = config.perLoad().orElse(queueConfig.kind() == QueueConfig.Kind.SQS || llm ? 1 : 10);
+        int perLoad = config.perLoad().orElse(llm ? 1 : 10);
         // with a model, each run is a batch of its own under its own deadline, one per model call in flight
         int batchSize = config.batchSize().orElse(llm ? 1 : 64);
         int concurrency = config.concurrency().orElse(llm ? policy.llm().maxConcurrency() : 8);

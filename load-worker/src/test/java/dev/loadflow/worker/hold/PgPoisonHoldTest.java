@@ -23,9 +23,4 @@ class PgPoisonHoldTest extends PoisonHoldTest {
     boolean countsWaiting() {
         return true;
     }
-
-    @Override
-    int perLoad() {
-        return 10;
-    }
 }

@@ -1,6 +1,7 @@
 package dev.loadflow.worker.hold;
 
 import dev.loadflow.store.audit.PgAdminAudit;
+import dev.loadflow.store.queue.PgUnrunReceives;
 import dev.loadflow.store.queue.QueueBackend;
 import dev.loadflow.store.queue.SqsDeadLetters;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
@@ -26,17 +27,13 @@ class SqsPoisonHoldTest extends PoisonHoldTest {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String url = SQS.createFifoQueue("hold-" + suffix);
         String deadLetterUrl = SQS.createFifoQueue("hold-dead-" + suffix);
-        SqsFifoLoadQueue queue = new SqsFifoLoadQueue(SQS.client(), url, deadLetterUrl, Duration.ofSeconds(30), clock);
+        SqsFifoLoadQueue queue = new SqsFifoLoadQueue(SQS.client(), url, deadLetterUrl, Duration.ofSeconds(30), clock,
+                new PgUnrunReceives(pool, clock));
         return new QueueBackend(queue, new SqsDeadLetters(SQS.client(), url, deadLetterUrl, clock, new PgAdminAudit(pool)), queue);
     }
 
     @Override
     boolean countsWaiting() {
         return false;
-    }
-
-    @Override
-    int perLoad() {
-        return 1;
     }
 }

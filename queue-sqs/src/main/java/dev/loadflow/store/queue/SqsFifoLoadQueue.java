@@ -25,6 +25,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +39,14 @@ import java.util.stream.Stream;
  * the event store's dedupe covers everything after), visibility timeout per receive, long
  * polling up to 20 s, delete on ack, {@code ChangeMessageVisibility} for release and extend.
  * Parked messages go to a dead-letter FIFO queue with their reason ({@link SqsDeadLetters}).
+ *
+ * <p>SQS counts every receive ({@code ApproximateReceiveCount}), and a run of several messages
+ * of a load is received together: when its head fails, is held or is parked, the messages
+ * behind it go back unrun with a count they cannot give back. Those receives are recorded in
+ * {@link UnrunReceives} and taken off the count a message is handed out with, as the
+ * PostgreSQL queue takes them back in its own rows, so waiting behind a held head never makes
+ * a message poison. Only redelivered messages are looked up, and rows are written only when
+ * messages go back unrun.
  *
  * <p>Differences from the PostgreSQL queue, stated as capabilities: {@link #enqueue} cannot
  * tell a duplicate (SQS accepts and drops it silently), visibility follows SQS's clock in whole
@@ -71,19 +80,25 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     private final String deadLetterQueueUrl;
     private final Duration visibilityTimeout;
     private final Clock clock;
+    private final UnrunReceives unrun;
     /** Messages this instance handed out and has not settled: park needs their bodies. */
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
     /** For each message of a run of several in hand, the run's handles in order: what a release gives back with it. */
     private final Map<String, List<String>> runOf = new ConcurrentHashMap<>();
+    /** The handles in flight whose message has unrun receives recorded: forgotten when it leaves the queue. */
+    private final Set<String> withUnrun = ConcurrentHashMap.newKeySet();
     /** The longest a message waited in the queue before this instance received it, within {@link #WAIT_WINDOW}. */
     private final AtomicReference<Wait> longestWait = new AtomicReference<>();
 
     private record Wait(Instant receivedAt, Duration waited) {
     }
 
-    /** @param deadLetterQueueUrl where {@link #park} sends poison: read it through {@link SqsDeadLetters} */
+    /**
+     * @param deadLetterQueueUrl where {@link #park} sends poison: read it through {@link SqsDeadLetters}
+     * @param unrun              where the receives of messages given back unrun are kept
+     */
     public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
-                            Clock clock) {
+                            Clock clock, UnrunReceives unrun) {
         if (!queueUrl.endsWith(".fifo") || !deadLetterQueueUrl.endsWith(".fifo")) {
             throw new IllegalArgumentException("SQS FIFO queues end in .fifo: " + queueUrl + ", " + deadLetterQueueUrl);
         }
@@ -92,6 +107,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         this.deadLetterQueueUrl = deadLetterQueueUrl;
         this.visibilityTimeout = visibilityTimeout;
         this.clock = clock;
+        this.unrun = unrun;
     }
 
     /** Always true: SQS accepts a duplicate within its 5-minute window and drops it silently. */
@@ -168,8 +184,8 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
      * or visible again. Above 1, up to ten per call, which SQS fills with a group's head and the
      * messages behind it, in order; a run keeps up to {@code perLoad} of them. What is not kept
      * (past {@code perLoad} or {@code maxLoads}) is made visible again at once; the group stays
-     * locked behind the run in flight. SQS counts every receive: a message received behind a
-     * head that fails or is held gains a count each time, though it did not run. Only the first
+     * locked behind the run in flight, and its receive is recorded as unrun. A redelivered
+     * message is handed out with its receive count less its unrun receives. Only the first
      * call long-polls; a call that brings ten messages of one load ends the receive, so a busy
      * load's run does not wait for a call that cannot bring more of it.
      */
@@ -181,7 +197,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         }
         int waitSeconds = (int) Math.min(Math.max(wait.toSeconds(), 0), MAX_LONG_POLL.toSeconds());
         Map<String, List<ReceivedMessage>> runs = new LinkedHashMap<>();
-        List<String> notKept = new ArrayList<>();
+        List<ReceivedMessage> notKept = new ArrayList<>();
         for (int call = 0; call < maxLoads && runs.size() < maxLoads; call++) {
             int pollSeconds = call == 0 ? waitSeconds : 0;
             List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl)
@@ -204,21 +220,30 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
                 List<ReceivedMessage> run = runs.get(message.loadId());
                 boolean keep = run == null ? runs.size() < maxLoads : run.size() < perLoad;
                 if (!keep) {
-                    notKept.add(m.receiptHandle());
+                    notKept.add(message);
                     continue;
                 }
                 runs.computeIfAbsent(message.loadId(), load -> new ArrayList<>()).add(message);
+            }
+            if (busyLoad && perLoad > 1) {
+                break;
+            }
+        }
+        // recorded before they are visible again: whoever receives them next finds the count taken off
+        unrun.add(notKept.stream().map(SqsFifoLoadQueue::key).toList());
+        changeVisibilities(notKept.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+        Map<UnrunReceives.Key, Integer> unrunOf = unrun.of(runs.values().stream().flatMap(List::stream)
+                .filter(message -> message.receiveCount() > 1).map(SqsFifoLoadQueue::key).toList());
+        for (List<ReceivedMessage> run : runs.values()) {
+            run.replaceAll(message -> deliveries(message, unrunOf.getOrDefault(key(message), 0)));
+            for (ReceivedMessage message : run) {
                 // a redelivery makes this instance's older handles of the same message stale
                 inFlight.values().removeIf(old -> old.loadId().equals(message.loadId())
                         && old.messageId().equals(message.messageId()));
                 inFlight.put(message.receiptHandle(), message);
                 observeWait(message.enqueuedAt());
             }
-            if (busyLoad && perLoad > 1) {
-                break;
-            }
         }
-        changeVisibilities(notKept, Duration.ZERO);
         List<ReceivedMessage> received = new ArrayList<>();
         for (List<ReceivedMessage> run : runs.values()) {
             List<String> handles = run.stream().map(ReceivedMessage::receiptHandle).toList();
@@ -238,17 +263,45 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
                         Instant.ofEpochMilli(Long.parseLong(m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP)))));
     }
 
-    /** Gives back, visible at once, the messages of {@code receiptHandle}'s run behind it that are still in hand. */
+    /** The message with its receive count less {@code unrunReceives} (it is at least 1: this delivery). */
+    private ReceivedMessage deliveries(ReceivedMessage message, int unrunReceives) {
+        if (unrunReceives == 0) {
+            return message;
+        }
+        withUnrun.add(message.receiptHandle());
+        return new ReceivedMessage(message.loadId(), message.messageId(), message.body(), message.receiptHandle(),
+                Math.max(1, message.receiveCount() - unrunReceives), message.enqueuedAt());
+    }
+
+    private static UnrunReceives.Key key(ReceivedMessage message) {
+        return new UnrunReceives.Key(message.loadId(), message.messageId());
+    }
+
+    /**
+     * Gives back, visible at once, the messages of {@code receiptHandle}'s run behind it that are
+     * still in hand; they did not run, and their receive is recorded so.
+     */
     private void giveBackBehind(String receiptHandle) {
         List<String> run = runOf.remove(receiptHandle);
         if (run == null) {
             return;
         }
-        List<String> behind = run.subList(run.indexOf(receiptHandle) + 1, run.size()).stream()
-                .filter(handle -> inFlight.remove(handle) != null)
+        List<ReceivedMessage> behind = run.subList(run.indexOf(receiptHandle) + 1, run.size()).stream()
+                .map(inFlight::remove)
+                .filter(Objects::nonNull)
                 .toList();
-        behind.forEach(runOf::remove);
-        changeVisibilities(behind, Duration.ZERO);
+        behind.forEach(message -> {
+            runOf.remove(message.receiptHandle());
+            withUnrun.remove(message.receiptHandle());
+        });
+        unrun.add(behind.stream().map(SqsFifoLoadQueue::key).toList());
+        changeVisibilities(behind.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+    }
+
+    /** Forgets the unrun receives of those of {@code settled} (deleted from the queue) that had any. */
+    private void forgetUnrun(List<ReceivedMessage> settled) {
+        unrun.forget(settled.stream().filter(message -> withUnrun.remove(message.receiptHandle()))
+                .map(SqsFifoLoadQueue::key).toList());
     }
 
     /** {@code ChangeMessageVisibilityBatch}, ten handles a call; a stale handle is passed over. */
@@ -270,29 +323,41 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     @Override
     public boolean ack(String receiptHandle) {
         runOf.remove(receiptHandle);
-        return inFlight.remove(receiptHandle) != null && deleteQuietly(receiptHandle);
+        ReceivedMessage message = inFlight.remove(receiptHandle);
+        if (message == null || !deleteQuietly(receiptHandle)) {
+            withUnrun.remove(receiptHandle);
+            return false;
+        }
+        forgetUnrun(List.of(message));
+        return true;
     }
 
     /** {@code DeleteMessageBatch}, ten handles a call; a handle SQS refuses (stale) is not counted. */
     @Override
     public int ackAll(List<String> receiptHandles) {
         receiptHandles.forEach(runOf::remove);
-        List<String> known = receiptHandles.stream().filter(handle -> inFlight.remove(handle) != null).toList();
-        int acked = 0;
-        for (List<String> chunk : chunks(known)) {
+        List<ReceivedMessage> known = receiptHandles.stream().map(inFlight::remove).filter(Objects::nonNull).toList();
+        List<ReceivedMessage> deleted = new ArrayList<>(known.size());
+        for (List<ReceivedMessage> chunk : chunks(known)) {
             List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(chunk.size());
             for (int i = 0; i < chunk.size(); i++) {
-                entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i)).receiptHandle(chunk.get(i)).build());
+                entries.add(DeleteMessageBatchRequestEntry.builder().id(Integer.toString(i))
+                        .receiptHandle(chunk.get(i).receiptHandle()).build());
             }
             try {
-                acked += sqs.deleteMessageBatch(b -> b.queueUrl(queueUrl).entries(entries)).successful().size();
+                sqs.deleteMessageBatch(b -> b.queueUrl(queueUrl).entries(entries)).successful()
+                        .forEach(done -> deleted.add(chunk.get(Integer.parseInt(done.id()))));
             } catch (SdkException e) {
-                for (String handle : chunk) { // the batch as a whole was refused: one by one, as ack does
-                    acked += deleteQuietly(handle) ? 1 : 0;
+                for (ReceivedMessage message : chunk) { // the batch as a whole was refused: one by one, as ack does
+                    if (deleteQuietly(message.receiptHandle())) {
+                        deleted.add(message);
+                    }
                 }
             }
         }
-        return acked;
+        forgetUnrun(deleted);
+        known.forEach(message -> withUnrun.remove(message.receiptHandle())); // a stale handle's message went on elsewhere
+        return deleted.size();
     }
 
     @Override
@@ -300,6 +365,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         if (inFlight.remove(receiptHandle) == null) {
             return false;
         }
+        withUnrun.remove(receiptHandle); // its row stays: the message comes back
         boolean released = changeVisibility(receiptHandle, delay);
         // visible at once: the group stays locked while the message given back is hidden, and a
         // wake of that message (an operator's retry) must not find its run's rest still hidden
@@ -337,6 +403,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         } catch (SdkException stale) {
             // redelivered meanwhile: it is parked and will be processed once more; the event store dedupes
         }
+        forgetUnrun(List.of(message));
         return true;
     }
 

@@ -4,6 +4,7 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.testing.ElasticMq;
+import dev.loadflow.testing.MemoryUnrunReceives;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -146,7 +147,8 @@ class SqsFifoLoadQueueBatchTest {
     private LoadQueue queue(String name) {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         return new SqsFifoLoadQueue(counting(SQS.client()), SQS.createFifoQueue(name + "-" + suffix),
-                SQS.createFifoQueue(name + "-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0));
+                SQS.createFifoQueue(name + "-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0),
+                new MemoryUnrunReceives());
     }
 
     private int count(String method) {

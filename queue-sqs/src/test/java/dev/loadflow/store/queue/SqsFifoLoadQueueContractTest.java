@@ -6,6 +6,7 @@ import dev.loadflow.store.audit.AuditQuery;
 import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.testing.ElasticMq;
 import dev.loadflow.testing.MemoryAdminAudit;
+import dev.loadflow.testing.MemoryUnrunReceives;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -37,11 +38,12 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
     }
 
     private QueueBackend backend(String url, String deadLetterUrl, Duration visibilityTimeout) {
-        SqsFifoLoadQueue queue = new SqsFifoLoadQueue(SQS.client(), url, deadLetterUrl, visibilityTimeout, clock);
+        SqsFifoLoadQueue queue = new SqsFifoLoadQueue(SQS.client(), url, deadLetterUrl, visibilityTimeout, clock, unrun);
         return new QueueBackend(queue, new SqsDeadLetters(SQS.client(), url, deadLetterUrl, clock, audits), queue);
     }
 
     private final MemoryAdminAudit audits = new MemoryAdminAudit();
+    private final MemoryUnrunReceives unrun = new MemoryUnrunReceives();
 
     @Override
     protected AdminAudit audits() {
@@ -75,12 +77,6 @@ class SqsFifoLoadQueueContractTest extends LoadQueueContract {
 
     @Override
     protected boolean reportsOldestMessageAge() {
-        return false;
-    }
-
-    /** SQS counts every receive, the messages a run gives back behind the one released too. */
-    @Override
-    protected boolean uncountsTheRunBehindARelease() {
         return false;
     }
 

@@ -12,6 +12,7 @@ import dev.loadflow.store.pg.PgWakeups;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.queue.DeadLetters;
 import dev.loadflow.store.queue.LoadQueue;
+import dev.loadflow.store.queue.PgUnrunReceives;
 import dev.loadflow.store.queue.QueueBackend;
 import dev.loadflow.store.queue.QueueView;
 import dev.loadflow.store.queue.SqsDeadLetters;
@@ -84,7 +85,7 @@ public class StoreProducers {
     /** The load queue {@code loadflow.queue.kind} names: PostgreSQL (default) or SQS FIFO. Nothing else changes. */
     @Produces
     @Singleton
-    QueueBackend queueBackend(PgStores stores, Clock clock, QueueConfig config, PgNotifications notifications,
+    QueueBackend queueBackend(PgStores stores, Pool pool, Clock clock, QueueConfig config, PgNotifications notifications,
                               AdminAudit audits) {
         return switch (config.kind()) {
             case POSTGRES -> stores.queueBackend(config.visibilityTimeout(), notifications.signal(PgNotifications.QUEUE));
@@ -101,7 +102,8 @@ public class StoreProducers {
                         software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                                 software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"))));
                 var client = builder.build();
-                SqsFifoLoadQueue queue = new SqsFifoLoadQueue(client, url, deadLetter, config.visibilityTimeout(), clock);
+                SqsFifoLoadQueue queue = new SqsFifoLoadQueue(client, url, deadLetter, config.visibilityTimeout(), clock,
+                        new PgUnrunReceives(pool, clock));
                 yield new QueueBackend(queue, new SqsDeadLetters(client, url, deadLetter, clock, audits), queue);
             }
         };

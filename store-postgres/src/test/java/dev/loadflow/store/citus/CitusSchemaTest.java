@@ -62,7 +62,7 @@ class CitusSchemaTest {
         assertThat(tables).as("the admin tables stay on the coordinator")
                 .doesNotContainKeys("admin_audit", "processed_event", "schema_floor", "flyway_schema_history");
         assertThat(tables).as("the load queue stays on the coordinator: a receive locks groups of every load")
-                .doesNotContainKeys("load_queue", "load_queue_group", "load_queue_dead");
+                .doesNotContainKeys("load_queue", "load_queue_group", "load_queue_dead", "queue_unrun_receive");
     }
 
     @Test

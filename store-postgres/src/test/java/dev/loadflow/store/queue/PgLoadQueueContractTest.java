@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -184,12 +185,27 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         String load = newLoadId();
         Tuple receive = Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)), 1);
         // the function's statements are planned on a connection's first call (reading the catalogs):
-        // that call is rolled back, and the second, on the same connection, measured
-        long buffers = buffersAfter300AckedMessages(queue, load, () -> Pg.await(PG.pool().withTransaction(conn -> conn
-                .query("SAVEPOINT planned").execute()
-                .compose(begun -> conn.preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE).execute(receive))
-                .compose(planned -> conn.query("ROLLBACK TO SAVEPOINT planned").execute())
-                .compose(undone -> conn.preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE).execute(receive)))));
+        // that call is rolled back, and the next three on the same connection measured, each but the
+        // last rolled back too; the least counts (a schema change elsewhere on the server, as another
+        // suite's migration on a shared Citus cluster, can make one call plan again)
+        long buffers = buffersAfter300AckedMessages(queue, load, () -> Pg.await(PG.pool().withTransaction(conn -> {
+            List<RowSet<Row>> measured = new ArrayList<>();
+            Future<RowSet<Row>> calls = conn.query("SAVEPOINT planned").execute();
+            for (int call = 0; call < 4; call++) {
+                boolean first = call == 0;
+                boolean last = call == 3;
+                calls = calls.compose(before -> conn.preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE).execute(receive))
+                        .compose(explained -> {
+                            if (!first) {
+                                measured.add(explained);
+                            }
+                            return last ? Future.succeededFuture(explained)
+                                    : conn.query("ROLLBACK TO SAVEPOINT planned").execute();
+                        });
+            }
+            return calls.map(kept -> measured.stream().min(Comparator.comparingLong(PgLoadQueueContractTest::buffers))
+                    .orElseThrow());
+        })));
 
         assertThat(Pg.await(PG.pool().preparedQuery("SELECT message_id FROM load_queue WHERE load_id = $1 AND receipt_handle IS NOT NULL")
                 .execute(Tuple.of(load))).iterator().next().getString("message_id")).as("the message delivered").isEqualTo("m300");
@@ -225,11 +241,17 @@ class PgLoadQueueContractTest extends LoadQueueContract {
             for (int i = 0; i < 300; i++) {
                 assertThat(queue.ack(queue.receive(1, Duration.ZERO).getFirst().receiptHandle())).isTrue();
             }
-            JsonArray plan = explained.get().iterator().next().getJsonArray(0);
-            var top = plan.getJsonObject(0).getJsonObject("Plan");
+            long buffers = buffers(explained.get());
             snapshot.execute("ROLLBACK");
-            return top.getLong("Shared Hit Blocks") + top.getLong("Shared Read Blocks");
+            return buffers;
         }
+    }
+
+    /** The buffers an {@link #EXPLAIN}'s statement read, at its top node. */
+    private static long buffers(RowSet<Row> explained) {
+        JsonArray plan = explained.iterator().next().getJsonArray(0);
+        var top = plan.getJsonObject(0).getJsonObject("Plan");
+        return top.getLong("Shared Hit Blocks") + top.getLong("Shared Read Blocks");
     }
     @Test
     void aHandleNamesItsMessageAndItsLoadAndNothingElseActsOnTheDelivery() {
