@@ -141,7 +141,8 @@ final class BenchRig implements AutoCloseable {
         LoadRun run = LoadRun.builder(events, policy, CLOCK).lock(lock).metrics(metrics).build();
         PoisonGate gate = new PoisonGate(queue, stores.heldLoads(),
                 new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, 10, Duration.ofMinutes(1)), metrics, CLOCK);
-        QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, settings, CLOCK);
+        QueueConsumer consumer = new QueueConsumer(queue, run, gate, metrics, settings,
+                QueueConsumer.DatabaseProbe.selectOne(pool), CLOCK);
         consumer.start();
         consumers.add(consumer);
     }

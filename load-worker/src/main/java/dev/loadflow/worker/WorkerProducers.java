@@ -139,7 +139,7 @@ public class WorkerProducers {
     @Produces
     @Singleton
     QueueConsumer consumer(LoadQueue queue, LoadRun run, PoisonGate gate, WorkerMetrics metrics, WorkerConfig config,
-                           QueueConfig queueConfig, PolicyConfig policy, Clock clock) {
+                           QueueConfig queueConfig, PolicyConfig policy, Pool pool, Clock clock) {
         if (config.runDeadline().compareTo(queueConfig.visibilityTimeout()) >= 0) {
             throw new IllegalStateException("loadflow.worker.run-deadline (" + config.runDeadline()
                     + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
@@ -160,6 +160,7 @@ public class WorkerProducers {
                     policy.llm().maxConcurrency());
         }
         return new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(concurrency, batchSize, perLoad,
-                config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay()), clock);
+                config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay()),
+                QueueConsumer.DatabaseProbe.selectOne(pool), clock);
     }
 }

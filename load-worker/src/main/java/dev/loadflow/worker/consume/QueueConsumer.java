@@ -4,6 +4,7 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.service.loop.Rest;
 import dev.loadflow.service.loop.ServiceLoop;
 import dev.loadflow.service.loop.Waiter;
+import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.ReceivedMessage;
 import dev.loadflow.worker.hold.PoisonGate.Admitted;
@@ -12,6 +13,7 @@ import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
 import dev.loadflow.worker.run.RunResult;
 import dev.loadflow.worker.run.WorkerMetrics;
+import io.vertx.sqlclient.Pool;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -40,11 +42,29 @@ import java.util.concurrent.TimeoutException;
  * back for redelivery, with backoff, and the load's messages behind it with it. Poison
  * (unreadable, or delivered too often) goes through the {@link PoisonGate}: it holds its load,
  * or is parked.
+ *
+ * <p>A run that failed because the database is away is no fault of its message, but SQS counts
+ * every receive as a delivery and cannot take one back: receiving on through an outage would
+ * make each message it hands out poison within {@code max-deliveries}' backoff, and hold its load
+ * when the database returns. So after a failure the consumer asks the database
+ * ({@link DatabaseProbe}); if it does not answer, receiving stops until it does (the loop backs
+ * off between asks), and the messages in hand go back as usual.
  */
 public final class QueueConsumer {
 
     private static final Logger LOG = Logger.getLogger(QueueConsumer.class);
     private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+
+    /** Asks the database something it answers at once; throws when it cannot be reached. */
+    @FunctionalInterface
+    public interface DatabaseProbe {
+        void ask();
+
+        /** {@code SELECT 1} through {@code pool}. */
+        static DatabaseProbe selectOne(Pool pool) {
+            return () -> Pg.await(pool.query("SELECT 1").execute());
+        }
+    }
 
     /** The loop's knobs; see {@code WorkerConfig} for each. */
     public record Settings(int concurrency, int batchSize, int perLoad, Duration linger, Duration pollWait,
@@ -63,16 +83,20 @@ public final class QueueConsumer {
     private final PoisonGate gate;
     private final WorkerMetrics metrics;
     private final Settings settings;
+    private final DatabaseProbe database;
     private final Semaphore slots;
     private final ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     private final ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
     private final ServiceLoop loop;
     private volatile boolean stopping;
+    /** A run failed and the database did not answer: nothing is received until it does. */
+    private volatile boolean databaseAway;
 
     public QueueConsumer(LoadQueue queue, LoadRun run, PoisonGate gate, WorkerMetrics metrics, Settings settings,
-                         Clock clock) {
+                         DatabaseProbe database, Clock clock) {
         this.queue = queue;
+        this.database = database;
         this.run = run;
         this.gate = gate;
         this.metrics = metrics;
@@ -100,6 +124,11 @@ public final class QueueConsumer {
 
     /** A pass of the loop: with a batch slot free, receive a batch and hand it to a virtual thread. */
     private Rest pass() throws InterruptedException {
+        if (databaseAway) {
+            database.ask(); // throws while it is away: the loop backs off and asks again
+            databaseAway = false;
+            LOG.info("the database answers again: receiving the load queue");
+        }
         if (!slots.tryAcquire(settings.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
             return Rest.NONE;
         }
@@ -145,6 +174,7 @@ public final class QueueConsumer {
                 outcomes = running.get(settings.runDeadline().toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 running.cancel(true);
+                checkDatabase();
                 LOG.warnf("runs for %s passed their deadline of %s: abandoned, messages given back", describe(events),
                         settings.runDeadline());
                 List<Admitted> runs = firstOfEachLoad(admitted);
@@ -153,6 +183,7 @@ public final class QueueConsumer {
                 return;
             } catch (ExecutionException e) {
                 LOG.errorf(e.getCause(), "runs for %s failed", describe(events));
+                checkDatabase();
                 firstOfEachLoad(admitted).forEach(a -> giveBackUnlessHeld(a, String.valueOf(e.getCause()),
                         stopping ? Duration.ZERO : backoff(a.message().receiveCount())));
                 return;
@@ -167,6 +198,20 @@ public final class QueueConsumer {
             // the queue itself failed: the messages come back when their visibility timeout ends
             LOG.errorf(e, "could not settle messages of loads %s",
                     received.stream().map(ReceivedMessage::loadId).distinct().toList());
+            checkDatabase();
+        }
+    }
+
+    /** After a failure: if the database does not answer, receiving stops until it does. */
+    private void checkDatabase() {
+        if (databaseAway) {
+            return;
+        }
+        try {
+            database.ask();
+        } catch (RuntimeException e) {
+            databaseAway = true;
+            LOG.warnf("the database does not answer (%s): receiving paused until it does; the messages in hand go back", e);
         }
     }
 
@@ -186,6 +231,7 @@ public final class QueueConsumer {
         List<String> done = new ArrayList<>(admitted.size());
         Set<String> stopped = new HashSet<>();
         List<Runnable> givenBack = new ArrayList<>();
+        boolean asked = false;
         for (int i = 0; i < admitted.size(); i++) {
             Admitted a = admitted.get(i);
             ReceivedMessage message = a.message();
@@ -200,6 +246,10 @@ public final class QueueConsumer {
             }
             stopped.add(message.loadId());
             if (outcome.result() == RunResult.FAILED) {
+                if (!asked) {
+                    checkDatabase(); // once a batch: failed by an outage, it pauses the loop before its messages go back
+                    asked = true;
+                }
                 LOG.errorf("run for %s of load %s failed (delivery %d): %s", a.event().eventId(), message.loadId(),
                         message.receiveCount(), outcome.reason());
                 givenBack.add(() -> giveBackUnlessHeld(a, outcome.reason(),
@@ -249,9 +299,15 @@ public final class QueueConsumer {
         queue.release(message.receiptHandle(), delay);
     }
 
+    /**
+     * How long a failed message stays hidden: the retry delay doubled per delivery, up to a minute.
+     * While the database is away, at least two poll waits: the receive that may be under way when
+     * the loop paused ends before the message is visible again, and does not count it once more.
+     */
     private Duration backoff(int receiveCount) {
-        Duration delay = settings.retryDelay().multipliedBy(1L << Math.min(receiveCount - 1, 16));
-        return min(delay, MAX_BACKOFF);
+        Duration delay = min(settings.retryDelay().multipliedBy(1L << Math.min(receiveCount - 1, 16)), MAX_BACKOFF);
+        Duration outage = settings.pollWait().multipliedBy(2);
+        return databaseAway && delay.compareTo(outage) < 0 ? outage : delay;
     }
 
     /**

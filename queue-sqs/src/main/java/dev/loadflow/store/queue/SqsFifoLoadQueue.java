@@ -230,8 +230,11 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             }
         }
         // recorded before they are visible again: whoever receives them next finds the count taken off
-        unrun.add(notKept.stream().map(SqsFifoLoadQueue::key).toList());
-        changeVisibilities(notKept.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+        try {
+            unrun.add(notKept.stream().map(SqsFifoLoadQueue::key).toList());
+        } finally {
+            changeVisibilities(notKept.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+        }
         Map<UnrunReceives.Key, Integer> unrunOf = unrun.of(runs.values().stream().flatMap(List::stream)
                 .filter(message -> message.receiveCount() > 1).map(SqsFifoLoadQueue::key).toList());
         for (List<ReceivedMessage> run : runs.values()) {
@@ -294,8 +297,12 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             runOf.remove(message.receiptHandle());
             withUnrun.remove(message.receiptHandle());
         });
-        unrun.add(behind.stream().map(SqsFifoLoadQueue::key).toList());
-        changeVisibilities(behind.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+        try {
+            unrun.add(behind.stream().map(SqsFifoLoadQueue::key).toList());
+        } finally {
+            // not recorded (the database is away), they go back all the same, counted once more
+            changeVisibilities(behind.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+        }
     }
 
     /** Forgets the unrun receives of those of {@code settled} (deleted from the queue) that had any. */
