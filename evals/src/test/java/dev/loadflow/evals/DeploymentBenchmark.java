@@ -182,8 +182,10 @@ class DeploymentBenchmark {
         // tracing on, as the manifests ship the services, exporting to a collector that answers
         OtlpSink collector = new OtlpSink();
         System.setProperty("loadflow.local.otlp-endpoint", collector.endpoint());
-        // the load queue on SQS FIFO instead of PostgreSQL (-Dloadflow.bench.queue=sqs): ElasticMQ in this JVM
-        SqsStandIn sqs = "sqs".equals(System.getProperty("loadflow.bench.queue")) ? new SqsStandIn() : null;
+        // the load queue on SQS FIFO instead of PostgreSQL (-Dloadflow.bench.queue=sqs): ElasticMQ in this JVM,
+        // each call held -Dloadflow.bench.sqs-latency-ms on its way, as a round trip to AWS's endpoint takes
+        SqsStandIn sqs = "sqs".equals(System.getProperty("loadflow.bench.queue"))
+                ? new SqsStandIn(Duration.ofMillis(Long.getLong("loadflow.bench.sqs-latency-ms", 0))) : null;
         if (sqs != null) {
             String jvmArgs = System.getProperty("loadflow.local-run.jvm-args", "");
             System.setProperty("loadflow.local-run.jvm-args", jvmArgs + " " + String.join(" ", sqs.jvmArgs()));

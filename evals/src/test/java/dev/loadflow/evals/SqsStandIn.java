@@ -9,7 +9,15 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.PoolOptions;
+
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -25,10 +33,22 @@ final class SqsStandIn implements AutoCloseable {
     private final SqsClient client;
     private final String base;
     private final String queueUrl;
+    private final Vertx vertx;
+    /** Where the services send their calls: ElasticMQ itself, or a proxy that holds each call {@code latency} first. */
+    private final String endpoint;
 
-    SqsStandIn() {
+    /** @param latency how long each of the services' calls takes on its way, as a round trip to AWS's endpoint would */
+    SqsStandIn(Duration latency) {
         server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
-        base = "http://127.0.0.1:" + server.waitUntilStarted().localAddress().getPort();
+        int port = server.waitUntilStarted().localAddress().getPort();
+        base = "http://127.0.0.1:" + port;
+        if (latency.isZero()) {
+            vertx = null;
+            endpoint = base;
+        } else {
+            vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+            endpoint = "http://127.0.0.1:" + delaying(port, latency.toMillis());
+        }
         client = SqsClient.builder().endpointOverride(URI.create(base)).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .httpClient(UrlConnectionHttpClient.create()).build();
@@ -41,10 +61,33 @@ final class SqsStandIn implements AutoCloseable {
                 QueueAttributeName.FIFO_QUEUE, "true", QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false"))).queueUrl();
     }
 
-    /** The services' options ({@code loadflow.queue.*}): the queue on this server. */
+    /**
+     * A proxy on a port of its own that forwards each request to ElasticMQ on {@code port}
+     * {@code millis} after it arrived, and its answer straight back.
+     */
+    private int delaying(int port, long millis) {
+        HttpClient elasticMq = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+                new PoolOptions().setHttp1MaxSize(256));
+        HttpServer proxy = vertx.createHttpServer().requestHandler(request -> request.body().onSuccess(body ->
+                vertx.setTimer(millis, fired -> elasticMq.request(request.method(), port, "127.0.0.1", request.uri())
+                        .compose(forward -> {
+                            forward.headers().setAll(request.headers());
+                            return forward.send(body);
+                        })
+                        .compose(answer -> answer.body().map(answerBody -> {
+                            request.response().setStatusCode(answer.statusCode()).headers().setAll(answer.headers());
+                            return answerBody;
+                        }))
+                        .onSuccess(answerBody -> request.response().end(answerBody))
+                        .onFailure(failed -> request.response().setStatusCode(502).end(String.valueOf(failed))))));
+        return proxy.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().join().actualPort();
+    }
+
+    /** The services' options ({@code loadflow.queue.*}): the queue on this server, through the delaying proxy if any. */
     List<String> jvmArgs() {
-        return List.of("-Dloadflow.queue.kind=sqs", "-Dloadflow.queue.sqs.endpoint=" + base,
-                "-Dloadflow.queue.sqs.url=" + queueUrl, "-Dloadflow.queue.sqs.dead-letter-url=" + base + "/000000000000/loads-dead.fifo");
+        return List.of("-Dloadflow.queue.kind=sqs", "-Dloadflow.queue.sqs.endpoint=" + endpoint,
+                "-Dloadflow.queue.sqs.url=" + endpoint + "/000000000000/loads.fifo",
+                "-Dloadflow.queue.sqs.dead-letter-url=" + endpoint + "/000000000000/loads-dead.fifo");
     }
 
     /** Messages in the load queue, waiting or in flight. */
@@ -58,6 +101,9 @@ final class SqsStandIn implements AutoCloseable {
 
     @Override
     public void close() {
+        if (vertx != null) {
+            vertx.close().toCompletionStage().toCompletableFuture().join();
+        }
         client.close();
         server.stopAndWait();
     }

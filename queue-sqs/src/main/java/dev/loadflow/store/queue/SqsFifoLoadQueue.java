@@ -29,6 +29,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -66,6 +70,13 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     private static final Duration MAX_LONG_POLL = Duration.ofSeconds(20);
     private static final int MAX_BATCH = 10;
     /**
+     * How many {@code ReceiveMessage} calls a receive makes at once after its first, unless told:
+     * the AWS SDK's URL-connection client keeps five connections to a host alive, shared with
+     * ingest's sends and the acks' deletes, so a wave of four reuses them rather than opening new
+     * TLS connections.
+     */
+    static final int PARALLEL_CALLS = 4;
+    /**
      * The most a {@code SendMessageBatch} carries, its bodies and attributes together: SQS's API
      * reference gave 256 KiB and gives 1 MiB now; 256 KiB keeps to both (and to ElasticMQ).
      */
@@ -81,6 +92,9 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     private final Duration visibilityTimeout;
     private final Clock clock;
     private final UnrunReceives unrun;
+    private final int callsAtOnce;
+    /** The calls of a receive's waves, each on a virtual thread. */
+    private final ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor();
     /** Messages this instance handed out and has not settled: park needs their bodies. */
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
     /** For each message of a run of several in hand, the run's handles in order: what a release gives back with it. */
@@ -99,6 +113,15 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
      */
     public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
                             Clock clock, UnrunReceives unrun) {
+        this(sqs, queueUrl, deadLetterQueueUrl, visibilityTimeout, clock, unrun, PARALLEL_CALLS);
+    }
+
+    /** @param callsAtOnce how many {@code ReceiveMessage} calls a receive makes at once after its first */
+    public SqsFifoLoadQueue(SqsClient sqs, String queueUrl, String deadLetterQueueUrl, Duration visibilityTimeout,
+                            Clock clock, UnrunReceives unrun, int callsAtOnce) {
+        if (callsAtOnce < 1) {
+            throw new IllegalArgumentException("a receive makes at least one call at a time, got " + callsAtOnce);
+        }
         if (!queueUrl.endsWith(".fifo") || !deadLetterQueueUrl.endsWith(".fifo")) {
             throw new IllegalArgumentException("SQS FIFO queues end in .fifo: " + queueUrl + ", " + deadLetterQueueUrl);
         }
@@ -108,6 +131,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         this.visibilityTimeout = visibilityTimeout;
         this.clock = clock;
         this.unrun = unrun;
+        this.callsAtOnce = callsAtOnce;
     }
 
     /** Always true: SQS accepts a duplicate within its 5-minute window and drops it silently. */
@@ -187,7 +211,10 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
      * locked behind the run in flight, and its receive is recorded as unrun. A redelivered
      * message is handed out with its receive count less its unrun receives. Only the first
      * call long-polls; a call that brings ten messages of one load ends the receive, so a busy
-     * load's run does not wait for a call that cannot bring more of it.
+     * load's run does not wait for a call that cannot bring more of it. Otherwise the calls for
+     * the other loads go in waves of up to {@code callsAtOnce} at once (SQS hands each call
+     * groups no other call holds), until the receive has {@code maxLoads} loads or a call comes
+     * back empty.
      */
     @Override
     public List<ReceivedMessage> receive(int maxLoads, int perLoad, Duration wait) {
@@ -198,35 +225,23 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         int waitSeconds = (int) Math.min(Math.max(wait.toSeconds(), 0), MAX_LONG_POLL.toSeconds());
         Map<String, List<ReceivedMessage>> runs = new LinkedHashMap<>();
         List<ReceivedMessage> notKept = new ArrayList<>();
-        for (int call = 0; call < maxLoads && runs.size() < maxLoads; call++) {
-            int pollSeconds = call == 0 ? waitSeconds : 0;
-            List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl)
-                    .maxNumberOfMessages(perLoad == 1 ? 1 : MAX_BATCH)
-                    .waitTimeSeconds(pollSeconds)
-                    .visibilityTimeout((int) visibilityTimeout.toSeconds())
-                    .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID,
-                            MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT, MessageSystemAttributeName.SENT_TIMESTAMP)
-                    .messageAttributeNames("All")).messages();
-            if (messages.isEmpty()) {
-                break;
-            }
-            // a whole call of one group: a busy load, whose next messages SQS holds back until these are
-            // deleted; its run goes at once, not after another call for other loads (they go to the
-            // consumer's other receives meanwhile)
-            boolean busyLoad = messages.size() == MAX_BATCH && messages.stream()
-                    .map(m -> m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID)).distinct().count() == 1;
-            for (Message m : messages) {
-                ReceivedMessage message = received(m);
-                List<ReceivedMessage> run = runs.get(message.loadId());
-                boolean keep = run == null ? runs.size() < maxLoads : run.size() < perLoad;
-                if (!keep) {
-                    notKept.add(message);
-                    continue;
-                }
-                runs.computeIfAbsent(message.loadId(), load -> new ArrayList<>()).add(message);
-            }
-            if (busyLoad && perLoad > 1) {
-                break;
+        List<Message> first = receiveCall(perLoad, waitSeconds);
+        keep(first, runs, notKept, maxLoads, perLoad);
+        // a whole call of one group: a busy load, whose next messages SQS holds back until these are
+        // deleted; its run goes at once, not after more calls for other loads (they go to the
+        // consumer's other receives meanwhile)
+        boolean busyLoad = first.size() == MAX_BATCH && first.stream()
+                .map(m -> m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID)).distinct().count() == 1;
+        boolean more = !first.isEmpty() && !(busyLoad && perLoad > 1);
+        while (more && runs.size() < maxLoads) {
+            // a wave of calls at once, one for each load still wanted (each brings at least one, if any is
+            // there), at most callsAtOnce: a call is a round trip, and one after another they would make
+            // a receive of many loads last as many round trips
+            int calls = Math.min(maxLoads - runs.size(), callsAtOnce);
+            List<List<Message>> wave = calls == 1 ? List.of(receiveCall(perLoad, 0)) : wave(calls, perLoad);
+            for (List<Message> messages : wave) {
+                keep(messages, runs, notKept, maxLoads, perLoad);
+                more &= !messages.isEmpty();
             }
         }
         // recorded before they are visible again: whoever receives them next finds the count taken off
@@ -256,6 +271,60 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             received.addAll(run);
         }
         return received;
+    }
+
+    /** One {@code ReceiveMessage} call: up to ten messages (one with {@code perLoad} 1), long-polling {@code pollSeconds}. */
+    private List<Message> receiveCall(int perLoad, int pollSeconds) {
+        return sqs.receiveMessage(b -> b.queueUrl(queueUrl)
+                .maxNumberOfMessages(perLoad == 1 ? 1 : MAX_BATCH)
+                .waitTimeSeconds(pollSeconds)
+                .visibilityTimeout((int) visibilityTimeout.toSeconds())
+                .messageSystemAttributeNames(MessageSystemAttributeName.MESSAGE_GROUP_ID,
+                        MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT, MessageSystemAttributeName.SENT_TIMESTAMP)
+                .messageAttributeNames("All")).messages();
+    }
+
+    /**
+     * {@code calls} calls at once, each on a virtual thread of its own; their answers in the order
+     * the calls were made. A call that fails fails the receive once all have answered (the
+     * messages the others brought come back when their visibility timeout ends).
+     */
+    private List<List<Message>> wave(int calls, int perLoad) {
+        List<Future<List<Message>>> answers = new ArrayList<>(calls);
+        for (int call = 0; call < calls; call++) {
+            answers.add(callers.submit(() -> receiveCall(perLoad, 0)));
+        }
+        List<List<Message>> wave = new ArrayList<>(calls);
+        RuntimeException failed = null;
+        for (Future<List<Message>> answer : answers) {
+            try {
+                wave.add(answer.get());
+            } catch (ExecutionException e) {
+                failed = e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed = new IllegalStateException("interrupted while receiving from SQS", e);
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+        return wave;
+    }
+
+    /** Adds {@code messages} to their loads' runs, or to {@code notKept}: past {@code perLoad} of a load, or a load past {@code maxLoads}. */
+    private static void keep(List<Message> messages, Map<String, List<ReceivedMessage>> runs, List<ReceivedMessage> notKept,
+                             int maxLoads, int perLoad) {
+        for (Message m : messages) {
+            ReceivedMessage message = received(m);
+            List<ReceivedMessage> run = runs.get(message.loadId());
+            boolean keep = run == null ? runs.size() < maxLoads : run.size() < perLoad;
+            if (keep) {
+                runs.computeIfAbsent(message.loadId(), load -> new ArrayList<>()).add(message);
+            } else {
+                notKept.add(message);
+            }
+        }
     }
 
     private static ReceivedMessage received(Message m) {

@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -26,7 +28,10 @@ import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.testing.Fixtures.ping;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** enqueueAll, ingest's enqueue and ackAll on SQS use the batch calls: ten messages a call, not one. */
+/**
+ * enqueueAll, ingest's enqueue and ackAll on SQS use the batch calls: ten messages a call, not
+ * one; a receive of many loads makes its calls at once, not one round trip after another.
+ */
 class SqsFifoLoadQueueBatchTest {
 
     @RegisterExtension
@@ -110,6 +115,33 @@ class SqsFifoLoadQueueBatchTest {
                 .containsExactlyElementsOf(backlog.subList(10, 20).stream().map(QueueMessage::messageId).toList());
     }
 
+    /**
+     * A receive of many loads makes its calls after the first at once: each of the wave's calls
+     * waits here until all of them have been made, so calls made one after another would never
+     * get past the first of them.
+     */
+    @Test
+    void aReceiveOfManyLoadsMakesItsFurtherCallsAtOnce() {
+        CyclicBarrier wave = new CyclicBarrier(SqsFifoLoadQueue.PARALLEL_CALLS);
+        AtomicInteger receives = new AtomicInteger();
+        SqsClient meeting = intercepting(SQS.client(), method -> {
+            if (method.equals("receiveMessage") && receives.incrementAndGet() > 1) {
+                wave.await(10, TimeUnit.SECONDS);
+            }
+        });
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        LoadQueue queue = new SqsFifoLoadQueue(meeting, SQS.createFifoQueue("wave-" + suffix),
+                SQS.createFifoQueue("wave-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0), new MemoryUnrunReceives());
+        List<String> loads = IntStream.range(0, 1 + SqsFifoLoadQueue.PARALLEL_CALLS).mapToObj(i -> newLoadId()).toList();
+        loads.forEach(load -> queue.enqueue(QueueMessage.of(ping(load, "ping_00", T0))));
+
+        List<ReceivedMessage> received = queue.receive(loads.size(), 1, Duration.ofSeconds(1));
+
+        assertThat(received).extracting(ReceivedMessage::loadId).as("a load a call, the first and a wave of four")
+                .containsExactlyInAnyOrderElementsOf(loads);
+        assertThat(receives).hasValue(loads.size());
+    }
+
     @Test
     void aBatchCallCarriesAtMostItsBytesLimit() {
         String load = newLoadId();
@@ -155,16 +187,27 @@ class SqsFifoLoadQueueBatchTest {
         return calls.getOrDefault(method, new AtomicInteger()).get();
     }
 
-    /** The client, counting the calls made on it by name. */
-    private SqsClient counting(SqsClient client) {
+    /** What {@link #intercepting} does before a call, given the method's name. */
+    @FunctionalInterface
+    private interface Before {
+        void run(String method) throws Exception;
+    }
+
+    /** The client, doing {@code before} ahead of each call made on it. */
+    private static SqsClient intercepting(SqsClient client, Before before) {
         return (SqsClient) Proxy.newProxyInstance(SqsClient.class.getClassLoader(), new Class<?>[]{SqsClient.class},
-                (proxy, method, args) -> {
-                    calls.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet();
+                (proxy, called, args) -> {
+                    before.run(called.getName());
                     try {
-                        return method.invoke(client, args);
+                        return called.invoke(client, args);
                     } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
                 });
+    }
+
+    /** The client, counting the calls made on it by name. */
+    private SqsClient counting(SqsClient client) {
+        return intercepting(client, method -> calls.computeIfAbsent(method, k -> new AtomicInteger()).incrementAndGet());
     }
 }

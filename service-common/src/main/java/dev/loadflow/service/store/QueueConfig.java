@@ -44,5 +44,14 @@ public interface QueueConfig {
          * web identity on EKS).
          */
         Optional<URI> endpoint();
+
+        /**
+         * How many {@code ReceiveMessage} calls a receive makes at once after its first (each a
+         * round trip, bringing one load's run): a batch of 16 loads takes 1 + 15/4 round trips
+         * rather than 16. The SDK's client keeps five connections to SQS alive, which ingest's sends
+         * and the acks' deletes share; above that, calls open new connections. 1: one after another.
+         */
+        @WithDefault("4")
+        int receiveCallsAtOnce();
     }
 }

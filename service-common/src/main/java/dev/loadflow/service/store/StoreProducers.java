@@ -103,7 +103,7 @@ public class StoreProducers {
                                 software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"))));
                 var client = builder.build();
                 SqsFifoLoadQueue queue = new SqsFifoLoadQueue(client, url, deadLetter, config.visibilityTimeout(), clock,
-                        new PgUnrunReceives(pool, clock));
+                        new PgUnrunReceives(pool, clock), sqs.receiveCallsAtOnce());
                 yield new QueueBackend(queue, new SqsDeadLetters(client, url, deadLetter, clock, audits), queue);
             }
         };
