@@ -233,23 +233,24 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         boolean busyLoad = first.size() == MAX_BATCH && first.stream()
                 .map(m -> m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID)).distinct().count() == 1;
         boolean more = !first.isEmpty() && !(busyLoad && perLoad > 1);
-        while (more && runs.size() < maxLoads) {
-            // a wave of calls at once, one for each load still wanted (each brings at least one, if any is
-            // there), at most callsAtOnce: a call is a round trip, and one after another they would make
-            // a receive of many loads last as many round trips
-            int calls = Math.min(maxLoads - runs.size(), callsAtOnce);
-            List<List<Message>> wave = calls == 1 ? List.of(receiveCall(perLoad, 0)) : wave(calls, perLoad);
-            for (List<Message> messages : wave) {
-                keep(messages, runs, notKept, maxLoads, perLoad);
-                more &= !messages.isEmpty();
-            }
-        }
-        // recorded before they are visible again: whoever receives them next finds the count taken off
         try {
-            unrun.add(notKept.stream().map(SqsFifoLoadQueue::key).toList());
-        } finally {
-            changeVisibilities(notKept.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+            while (more && runs.size() < maxLoads) {
+                // a wave of calls at once, one for each load still wanted (each brings at least one, if any
+                // is there), at most callsAtOnce: a call is a round trip, and one after another they would
+                // make a receive of many loads last as many round trips
+                int calls = Math.min(maxLoads - runs.size(), callsAtOnce);
+                for (List<Message> messages : calls == 1 ? List.of(receiveCall(perLoad, 0)) : wave(calls, perLoad)) {
+                    keep(messages, runs, notKept, maxLoads, perLoad);
+                    more &= !messages.isEmpty();
+                }
+            }
+        } catch (RuntimeException e) {
+            // a call failed: what the others brought goes back at once, rather than after its visibility timeout
+            runs.values().forEach(notKept::addAll);
+            giveBackUnrun(notKept);
+            throw e;
         }
+        giveBackUnrun(notKept);
         Map<UnrunReceives.Key, Integer> unrunOf = unrun.of(runs.values().stream().flatMap(List::stream)
                 .filter(message -> message.receiveCount() > 1).map(SqsFifoLoadQueue::key).toList());
         for (List<ReceivedMessage> run : runs.values()) {
@@ -286,8 +287,8 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
 
     /**
      * {@code calls} calls at once, each on a virtual thread of its own; their answers in the order
-     * the calls were made. A call that fails fails the receive once all have answered (the
-     * messages the others brought come back when their visibility timeout ends).
+     * the calls were made. A call that fails fails the wave once all have answered, and what the
+     * others brought goes back at once.
      */
     private List<List<Message>> wave(int calls, int perLoad) {
         List<Future<List<Message>>> answers = new ArrayList<>(calls);
@@ -307,6 +308,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             }
         }
         if (failed != null) {
+            giveBackUnrun(wave.stream().flatMap(List::stream).map(SqsFifoLoadQueue::received).toList());
             throw failed;
         }
         return wave;
@@ -366,11 +368,19 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             runOf.remove(message.receiptHandle());
             withUnrun.remove(message.receiptHandle());
         });
+        giveBackUnrun(behind);
+    }
+
+    /**
+     * Makes {@code messages}, received and not run, visible at once, their receive recorded first
+     * (whoever receives them next finds the count taken off). Not recorded (the database is away),
+     * they go back all the same, counted once more.
+     */
+    private void giveBackUnrun(List<ReceivedMessage> messages) {
         try {
-            unrun.add(behind.stream().map(SqsFifoLoadQueue::key).toList());
+            unrun.add(messages.stream().map(SqsFifoLoadQueue::key).toList());
         } finally {
-            // not recorded (the database is away), they go back all the same, counted once more
-            changeVisibilities(behind.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
+            changeVisibilities(messages.stream().map(ReceivedMessage::receiptHandle).toList(), Duration.ZERO);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.loadflow.testing.ElasticMq;
 import dev.loadflow.testing.MemoryUnrunReceives;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.lang.reflect.InvocationTargetException;
@@ -27,6 +28,7 @@ import java.util.stream.IntStream;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static dev.loadflow.testing.Fixtures.ping;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * enqueueAll, ingest's enqueue and ackAll on SQS use the batch calls: ten messages a call, not
@@ -140,6 +142,29 @@ class SqsFifoLoadQueueBatchTest {
         assertThat(received).extracting(ReceivedMessage::loadId).as("a load a call, the first and a wave of four")
                 .containsExactlyInAnyOrderElementsOf(loads);
         assertThat(receives).hasValue(loads.size());
+    }
+
+    @Test
+    void aCallOfAWaveThatFailsGivesBackAtOnceWhatTheOthersBrought() {
+        AtomicInteger receives = new AtomicInteger();
+        SqsClient failingOnce = intercepting(SQS.client(), method -> {
+            if (method.equals("receiveMessage") && receives.incrementAndGet() == 3) {
+                throw SdkClientException.create("connection reset");
+            }
+        });
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        LoadQueue queue = new SqsFifoLoadQueue(failingOnce, SQS.createFifoQueue("failing-" + suffix),
+                SQS.createFifoQueue("failing-dead-" + suffix), Duration.ofSeconds(30), FakeClock.at(T0), new MemoryUnrunReceives());
+        List<String> loads = IntStream.range(0, 5).mapToObj(i -> newLoadId()).toList();
+        loads.forEach(load -> queue.enqueue(QueueMessage.of(ping(load, "ping_00", T0))));
+
+        assertThatThrownBy(() -> queue.receive(loads.size(), 1, Duration.ofSeconds(1))).isInstanceOf(SdkClientException.class);
+        List<ReceivedMessage> again = queue.receive(loads.size(), 1, Duration.ZERO);
+
+        assertThat(again).extracting(ReceivedMessage::loadId)
+                .as("every load at once, not after the 30 s its messages would have stayed hidden")
+                .containsExactlyInAnyOrderElementsOf(loads);
+        assertThat(again).extracting(ReceivedMessage::receiveCount).as("the failed receive did not run them").containsOnly(1);
     }
 
     @Test
