@@ -97,6 +97,8 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     private final ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor();
     /** Messages this instance handed out and has not settled: park needs their bodies. */
     private final Map<String, ReceivedMessage> inFlight = new ConcurrentHashMap<>();
+    /** For each message in {@link #inFlight}, its newest handle: a redelivery makes the older one stale. */
+    private final Map<UnrunReceives.Key, String> handleOfMessage = new ConcurrentHashMap<>();
     /** For each message of a run of several in hand, the run's handles in order: what a release gives back with it. */
     private final Map<String, List<String>> runOf = new ConcurrentHashMap<>();
     /** The handles in flight whose message has unrun receives recorded: forgotten when it leaves the queue. */
@@ -256,9 +258,11 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         for (List<ReceivedMessage> run : runs.values()) {
             run.replaceAll(message -> deliveries(message, unrunOf.getOrDefault(key(message), 0)));
             for (ReceivedMessage message : run) {
-                // a redelivery makes this instance's older handles of the same message stale
-                inFlight.values().removeIf(old -> old.loadId().equals(message.loadId())
-                        && old.messageId().equals(message.messageId()));
+                // a redelivery makes this instance's older handle of the same message stale
+                String stale = handleOfMessage.put(key(message), message.receiptHandle());
+                if (stale != null) {
+                    inFlight.remove(stale);
+                }
                 inFlight.put(message.receiptHandle(), message);
                 observeWait(message.enqueuedAt());
             }
@@ -351,6 +355,15 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
         return new UnrunReceives.Key(message.loadId(), message.messageId());
     }
 
+    /** Takes a message out of hand: null when the handle is not (or no longer) this instance's newest. */
+    private ReceivedMessage takeInFlight(String receiptHandle) {
+        ReceivedMessage message = inFlight.remove(receiptHandle);
+        if (message != null) {
+            handleOfMessage.remove(key(message), receiptHandle);
+        }
+        return message;
+    }
+
     /**
      * Gives back, visible at once, the messages of {@code receiptHandle}'s run behind it that are
      * still in hand; they did not run, and their receive is recorded so.
@@ -361,7 +374,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             return;
         }
         List<ReceivedMessage> behind = run.subList(run.indexOf(receiptHandle) + 1, run.size()).stream()
-                .map(inFlight::remove)
+                .map(this::takeInFlight)
                 .filter(Objects::nonNull)
                 .toList();
         behind.forEach(message -> {
@@ -409,7 +422,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     @Override
     public boolean ack(String receiptHandle) {
         runOf.remove(receiptHandle);
-        ReceivedMessage message = inFlight.remove(receiptHandle);
+        ReceivedMessage message = takeInFlight(receiptHandle);
         if (message == null || !deleteQuietly(receiptHandle)) {
             withUnrun.remove(receiptHandle);
             return false;
@@ -422,7 +435,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
     @Override
     public int ackAll(List<String> receiptHandles) {
         receiptHandles.forEach(runOf::remove);
-        List<ReceivedMessage> known = receiptHandles.stream().map(inFlight::remove).filter(Objects::nonNull).toList();
+        List<ReceivedMessage> known = receiptHandles.stream().map(this::takeInFlight).filter(Objects::nonNull).toList();
         List<ReceivedMessage> deleted = new ArrayList<>(known.size());
         for (List<ReceivedMessage> chunk : chunks(known)) {
             List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(chunk.size());
@@ -448,7 +461,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
 
     @Override
     public boolean release(String receiptHandle, Duration delay) {
-        if (inFlight.remove(receiptHandle) == null) {
+        if (takeInFlight(receiptHandle) == null) {
             return false;
         }
         withUnrun.remove(receiptHandle); // its row stays: the message comes back
@@ -472,7 +485,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
 
     @Override
     public boolean park(String receiptHandle, String reason) {
-        ReceivedMessage message = inFlight.remove(receiptHandle);
+        ReceivedMessage message = takeInFlight(receiptHandle);
         if (message == null) {
             return false;
         }
