@@ -26,11 +26,14 @@ public class MigrateAtStart {
     private static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
     private final Flyway flyway;
+    private final SchemaTurns turns;
     private final boolean enabled;
     private volatile Thread retrying;
 
-    MigrateAtStart(Flyway flyway, @ConfigProperty(name = "loadflow.db.migrate-at-start", defaultValue = "true") boolean enabled) {
+    MigrateAtStart(Flyway flyway, SchemaTurns turns,
+                   @ConfigProperty(name = "loadflow.db.migrate-at-start", defaultValue = "true") boolean enabled) {
         this.flyway = flyway;
+        this.turns = turns;
         this.enabled = enabled;
     }
 
@@ -52,7 +55,7 @@ public class MigrateAtStart {
 
     private boolean migrate() {
         try {
-            var result = flyway.migrate();
+            var result = turns.take(flyway::migrate);
             LOG.infof("schema at version %s (%d migrations applied now)", result.targetSchemaVersion, result.migrationsExecuted);
             return true;
         } catch (RuntimeException e) {

@@ -79,6 +79,7 @@ public class SchemaGate {
     }
 
     private final Flyway flyway;
+    private final SchemaTurns turns;
     private final DataSource dataSource;
     private final Duration interval;
     private final List<Runnable> onOpen = new ArrayList<>();
@@ -90,9 +91,10 @@ public class SchemaGate {
     private volatile boolean stoppedForGood;
     private volatile Thread watching;
 
-    SchemaGate(Flyway flyway, DataSource dataSource, MeterRegistry registry,
+    SchemaGate(Flyway flyway, SchemaTurns turns, DataSource dataSource, MeterRegistry registry,
                @ConfigProperty(name = "loadflow.db.schema-check", defaultValue = "PT1M") Duration interval) {
         this.flyway = flyway;
+        this.turns = turns;
         this.dataSource = dataSource;
         this.interval = interval;
         Gauge.builder("loadflow.schema.version", databaseVersion, AtomicInteger::get)
@@ -186,7 +188,7 @@ public class SchemaGate {
 
     private Reading read() {
         try {
-            MigrationInfoService info = flyway.info();
+            MigrationInfoService info = turns.take(flyway::info);
             int build = Arrays.stream(info.all()).filter(m -> m.getState().isResolved() && m.getVersion() != null)
                     .mapToInt(SchemaGate::version).max().orElse(0);
             MigrationInfo current = info.current();
