@@ -342,7 +342,10 @@ public final class LocalRun {
         dbUser = user;
         dbPassword = password;
 
-        Path publicKey = root.resolve("evals/target/local-run/jwt-public.pem");
+        // a run of its own ports has a key file of its own: two test stacks side by side (a fork
+        // each) would otherwise overwrite each other's key, and their services refuse the JWTs
+        Path publicKey = root.resolve(options.portOffset() == 0 ? "evals/target/local-run/jwt-public.pem"
+                : "evals/target/local-run-" + options.portOffset() + "/jwt-public.pem");
         Files.createDirectories(publicKey.getParent());
         Files.writeString(publicKey, "-----BEGIN PUBLIC KEY-----\n"
                 + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(keys.getPublic().getEncoded())
