@@ -212,8 +212,8 @@ class PgLoadQueueContractTest extends LoadQueueContract {
         assertThat(buffersByPlan).as("buffers the receive of m300 read (its lock and delivery) by plan, 300 acked messages of its load before it")
                 .containsOnlyKeys("force_custom_plan", "force_generic_plan")
                 .allSatisfy((plans, buffers) -> assertThat(buffers).as(plans).isLessThan(100));
-        // 484 when the head was looked for from the load's first id; 491 when the generic plan found
-        // the delivered message among its load's entries rather than by its id
+        // 484 when the head was looked for from the load's first id; 517 under either plan when the
+        // delivery's update looked for the head again among its load's entries (before V33)
     }
 
     /** A queue of its own on {@code clock} (5-minute visibility), woken by nothing: receives with no wait. */
