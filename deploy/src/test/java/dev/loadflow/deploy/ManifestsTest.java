@@ -450,8 +450,9 @@ class ManifestsTest {
 
     /**
      * The connection budget: every Deployment at its autoscaler's maximum, each pod with its
-     * reactive pool, its JDBC pool and its LISTEN connection, plus the migration Job (2) and
-     * KEDA's and an operator's sessions (2), fits PostgreSQL's default 100 less the 3 reserved.
+     * reactive pool, its JDBC pool and its LISTEN connection, plus the migration Job (its JDBC
+     * pool, at least the three a migration holds) and KEDA's and an operator's connections (2),
+     * fits PostgreSQL's default 100 less the 3 reserved.
      */
     @ParameterizedTest
     @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
@@ -462,7 +463,13 @@ class ManifestsTest {
                 .forEach(h -> maxima.put(h.getSpec().getScaleTargetRef().getName(), h.getSpec().getMaxReplicas()));
         ofKind(objects, "ScaledObject").forEach(o -> maxima.put(spec(o).path("scaleTargetRef").path("name").asText(),
                 spec(o).path("maxReplicaCount").asInt()));
-        int connections = 2 + 2;
+        Job job = ofType(objects, Job.class).getFirst();
+        Map<String, String> jobEnv = job.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getValue() != null).collect(Collectors.toMap(e -> e.getName(), e -> e.getValue()));
+        int jobPool = Integer.parseInt(jobEnv.getOrDefault("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "0"));
+        assertThat(jobPool).as("the migration Job's JDBC pool: a migration holds three connections by its end")
+                .isGreaterThanOrEqualTo(3);
+        int connections = jobPool + 2;
         StringBuilder budget = new StringBuilder();
         for (Deployment d : ofType(objects, Deployment.class)) {
             String name = d.getMetadata().getName();

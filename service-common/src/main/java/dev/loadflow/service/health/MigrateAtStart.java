@@ -29,6 +29,7 @@ public class MigrateAtStart {
     private final SchemaTurns turns;
     private final boolean enabled;
     private volatile Thread retrying;
+    private volatile boolean migrated;
 
     MigrateAtStart(Flyway flyway, SchemaTurns turns,
                    @ConfigProperty(name = "loadflow.db.migrate-at-start", defaultValue = "true") boolean enabled) {
@@ -57,11 +58,17 @@ public class MigrateAtStart {
         try {
             var result = turns.take(flyway::migrate);
             LOG.infof("schema at version %s (%d migrations applied now)", result.targetSchemaVersion, result.migrationsExecuted);
+            migrated = true;
             return true;
         } catch (RuntimeException e) {
             LOG.warnf("could not migrate the schema yet (%s); not ready until it is, trying again", e.getMessage());
             return false;
         }
+    }
+
+    /** Whether the migration at start has run to its end (false while it waits for the database, or when switched off). */
+    boolean migrated() {
+        return migrated;
     }
 
     private void retry() {

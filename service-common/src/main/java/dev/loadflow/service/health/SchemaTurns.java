@@ -6,11 +6,12 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * One look at the schema through Flyway at a time in a service. The JDBC pool is two connections
- * (the stores use the reactive pool), a migration takes two (its history table's and its
- * statements') and the schema gate's reading one: run side by side, after a database came back
- * or on a busy machine, each held a connection while waiting for a second, and both gave up on an
- * acquisition timeout, round after round, with readiness down although the database answered.
+ * One look at the schema through Flyway at a time in a service. The JDBC pool is three
+ * connections (the stores use the reactive pool), a migration takes all three (its history
+ * table's, its statements' and its after-migrate callbacks') and the schema gate's reading one:
+ * side by side, after a database came back or on a busy machine, one waited for a connection the
+ * other held until the pool gave up, round after round, with readiness down although the
+ * database answered.
  */
 @Singleton
 public class SchemaTurns {
