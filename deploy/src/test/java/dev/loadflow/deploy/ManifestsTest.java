@@ -450,7 +450,8 @@ class ManifestsTest {
 
     /**
      * The connection budget: every Deployment at its autoscaler's maximum, each pod with its
-     * reactive pool, its JDBC pool and its LISTEN connection, plus the migration Job (its JDBC
+     * reactive pool, its JDBC pool (at least the two the schema gate's look takes) and its LISTEN
+     * connection, plus the migration Job (its JDBC
      * pool, at least the three a migration holds) and KEDA's and an operator's connections (2),
      * fits PostgreSQL's default 100 less the 3 reserved.
      */
@@ -477,8 +478,9 @@ class ManifestsTest {
                     .filter(e -> e.getValue() != null).collect(Collectors.toMap(e -> e.getName(), e -> e.getValue()));
             assertThat(env).as(name + " sets its pools").containsKeys("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE",
                     "QUARKUS_DATASOURCE_JDBC_MAX_SIZE");
-            int perPod = Integer.parseInt(env.get("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE"))
-                    + Integer.parseInt(env.get("QUARKUS_DATASOURCE_JDBC_MAX_SIZE")) + 1;
+            int jdbc = Integer.parseInt(env.get("QUARKUS_DATASOURCE_JDBC_MAX_SIZE"));
+            assertThat(jdbc).as(name + "'s JDBC pool: the schema gate's look takes two connections").isGreaterThanOrEqualTo(2);
+            int perPod = Integer.parseInt(env.get("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE")) + jdbc + 1;
             int replicas = maxima.getOrDefault(name, d.getSpec().getReplicas());
             connections += replicas * perPod;
             budget.append(name).append(' ').append(replicas).append(" x ").append(perPod).append("; ");

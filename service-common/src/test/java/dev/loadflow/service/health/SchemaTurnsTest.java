@@ -73,6 +73,32 @@ class SchemaTurnsTest {
         }
     }
 
+    /**
+     * A look takes two connections: Flyway's reading of the history, and one it asks for at the
+     * reading's end for the SQL callbacks found with the migrations. The services on Kubernetes,
+     * which do not migrate, have a JDBC pool of two for it (the manifests' checks require it).
+     */
+    @Test
+    void theGatesLookTakesTwoConnectionsAndOnOneFindsNone() {
+        new MigrateAtStart(flyway, new SchemaTurns(), true).start(null);
+
+        assertThat(lookOn(2)).as("on two connections").satisfies(reading -> {
+            assertThat(reading.error()).isNull();
+            assertThat(reading.standing()).isEqualTo(SchemaGate.Standing.CURRENT);
+        });
+        assertThat(lookOn(1)).as("on one").satisfies(reading -> {
+            assertThat(reading.standing()).isEqualTo(SchemaGate.Standing.UNKNOWN);
+            assertThat(reading.error()).containsIgnoringCase("acquisition timeout");
+        });
+    }
+
+    private SchemaGate.Reading lookOn(int connections) {
+        try (AgroalDataSource pool = connections(database, connections)) {
+            Flyway reader = Flyway.configure().dataSource(pool).locations("classpath:db/migration", "classpath:db/slow-migration").load();
+            return new SchemaGate(reader, new SchemaTurns(), pool, new SimpleMeterRegistry(), Duration.ofMinutes(1)).look();
+        }
+    }
+
     @Test
     void theGateLooksBetweenMigrationsNeverBesideOne() {
         SchemaTurns turns = new SchemaTurns();
