@@ -1,0 +1,188 @@
+package dev.loadflow.evals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.loadflow.testing.PostgresServer;
+import dev.loadflow.testing.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPairGenerator;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static dev.loadflow.testing.Waits.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The packaged services with the environment the manifests give them ({@code deploy/k8s/base}:
+ * the ConfigMap's, then the container's own; this test's database, ports, secrets and JWT key in
+ * place of the cluster's). The migration Job applies every migration and exits 0: on a JDBC pool
+ * of two it gave up after its last migration (Flyway's after-migrate callbacks take a third
+ * connection), and again at every try, with or without migrations to apply.
+ * Then every Deployment's service is ready on the migrated schema: on the JDBC pool of one they
+ * had, the schema gate's look (two connections) never read it and none became ready.
+ */
+class ManifestEnvironmentTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    private final TestDatabase database = PostgresServer.get().createDatabase("job", false);
+
+    @AfterEach
+    void close() {
+        database.close();
+    }
+
+    @Test
+    void theJobMigratesAndExitsAndEveryDeploymentsServiceIsReadyOnTheSchema() throws Exception {
+        Map<String, String> environment = jobEnvironment();
+
+        assertThat(runJob(environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
+        assertThat(schemaVersion()).as("the schema's version").isEqualTo(newestMigration());
+
+        Map<String, Process> services = new LinkedHashMap<>();
+        Map<String, Integer> managementPorts = new LinkedHashMap<>();
+        try {
+            for (String service : SERVICES) {
+                Map<String, String> deployed = environment("deploy/k8s/base/" + service + ".yaml");
+                int management = freePort();
+                deployed.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
+                deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
+                deployed.putAll(secrets());
+                managementPorts.put(service, management);
+                services.put(service, start(service, deployed, Path.of("target", "manifest-" + service + ".log")));
+            }
+            HttpClient http = HttpClient.newHttpClient();
+            await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(managementPorts).allSatisfy((service, port) ->
+                    assertThat(ready(http, port)).as(service + " ready (log: target/manifest-" + service + ".log)").isEqualTo(200)));
+        } finally {
+            services.values().forEach(Process::destroy);
+            for (Process process : services.values()) {
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static final List<String> SERVICES = List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
+
+    /** What the Secrets and the JWT ConfigMap give the pods here: the database login of the test, a token per source, a key. */
+    private Map<String, String> secrets() throws Exception {
+        Path publicKey = Path.of("target", "manifest-jwt-public.pem");
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        Files.writeString(publicKey, "-----BEGIN PUBLIC KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(generator.generateKeyPair().getPublic().getEncoded())
+                + "\n-----END PUBLIC KEY-----\n");
+        return Map.of("LOADFLOW_ADMIN_TOKEN", "manifest-" + UUID.randomUUID(),
+                "LOADFLOW_INGEST_SOURCES_TELEMATICS_TOKEN", "telematics-" + UUID.randomUUID(),
+                "LOADFLOW_INGEST_SOURCES_SMSGATEWAY_TOKEN", "smsgateway-" + UUID.randomUUID(),
+                "MP_JWT_VERIFY_PUBLICKEY_LOCATION", publicKey.toAbsolutePath().toString());
+    }
+
+    private static int ready(HttpClient http, int port) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private Map<String, String> jobEnvironment() throws IOException {
+        Map<String, String> environment = environment("deploy/k8s/base/migrate-job.yaml");
+        environment.put("QUARKUS_HTTP_PORT", "0");
+        environment.put("QUARKUS_MANAGEMENT_PORT", "0");
+        return environment;
+    }
+
+    /**
+     * The ConfigMap's settings, then those of the first container of {@code manifest} (a Job's or
+     * a Deployment's: the values it sets, not those it takes from the pod), then this test's
+     * database in place of the cluster's.
+     */
+    private Map<String, String> environment(String manifest) throws IOException {
+        Map<String, String> environment = new LinkedHashMap<>();
+        YAML.readTree(ROOT.resolve("deploy/k8s/base/config.yaml").toFile()).path("data").properties()
+                .forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
+        JsonNode container = YAML.readTree(ROOT.resolve(manifest).toFile())
+                .path("spec").path("template").path("spec").path("containers").get(0);
+        container.path("env").forEach(variable -> {
+            if (variable.has("value")) {
+                environment.put(variable.path("name").asText(), variable.path("value").asText());
+            }
+        });
+        environment.put("QUARKUS_DATASOURCE_JDBC_URL", database.jdbcUrl());
+        environment.put("QUARKUS_DATASOURCE_REACTIVE_URL", database.reactiveUrl());
+        environment.put("QUARKUS_DATASOURCE_USERNAME", database.user());
+        environment.put("QUARKUS_DATASOURCE_PASSWORD", database.password());
+        return environment;
+    }
+
+    /** The packaged {@code service} with {@code environment}, its output in {@code log}. */
+    private static Process start(String service, Map<String, String> environment, Path log) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        ProcessBuilder process = new ProcessBuilder(java, "-jar",
+                ROOT.resolve(service + "/target/quarkus-app/quarkus-run.jar").toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        process.environment().putAll(environment);
+        return process.start();
+    }
+
+    private int runJob(Map<String, String> environment) throws IOException, InterruptedException {
+        Path log = Path.of("target", "migration-job.log");
+        Process process = start("load-worker", environment, log);
+        if (!process.waitFor(2, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new AssertionError("the Job did not exit within two minutes: " + log);
+        }
+        return process.exitValue();
+    }
+
+    private int schemaVersion() throws SQLException {
+        try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(
+                     "SELECT max(version::int) FROM flyway_schema_history WHERE success AND version IS NOT NULL")) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    private static int newestMigration() throws IOException {
+        try (Stream<Path> migrations = Files.list(ROOT.resolve("store-postgres/src/main/resources/db/migration"))) {
+            return migrations.map(path -> path.getFileName().toString()).filter(name -> name.matches("V\\d+__.*\\.sql"))
+                    .mapToInt(name -> Integer.parseInt(name.substring(1, name.indexOf("__")))).max().orElseThrow();
+        }
+    }
+}
