@@ -39,14 +39,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the ConfigMap's, then the container's own; this test's database, ports, secrets and JWT key in
  * place of the cluster's). The migration Job applies every migration and exits 0: on a JDBC pool
  * of two it gave up after its last migration (Flyway's after-migrate callbacks take a third
- * connection), and again at every try, with or without migrations to apply.
- * Then every Deployment's service is ready on the migrated schema: on the JDBC pool of one they
- * had, the schema gate's look (two connections) never read it and none became ready.
+ * connection), and again at every try, with or without migrations to apply. Then every
+ * Deployment's service is ready on the migrated schema: on the JDBC pool of one they had, the
+ * schema gate's look (two connections) never read it and none became ready.
  */
 class ManifestEnvironmentTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final List<String> SERVICES = List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
 
     private final TestDatabase database = PostgresServer.get().createDatabase("job", false);
 
@@ -62,6 +63,7 @@ class ManifestEnvironmentTest {
         assertThat(runJob(environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
         assertThat(schemaVersion()).as("the schema's version").isEqualTo(newestMigration());
 
+        Map<String, String> secrets = secrets();
         Map<String, Process> services = new LinkedHashMap<>();
         Map<String, Integer> managementPorts = new LinkedHashMap<>();
         try {
@@ -70,7 +72,7 @@ class ManifestEnvironmentTest {
                 int management = freePort();
                 deployed.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
                 deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
-                deployed.putAll(secrets());
+                deployed.putAll(secrets);
                 managementPorts.put(service, management);
                 services.put(service, start(service, deployed, Path.of("target", "manifest-" + service + ".log")));
             }
@@ -85,9 +87,7 @@ class ManifestEnvironmentTest {
         }
     }
 
-    private static final List<String> SERVICES = List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
-
-    /** What the Secrets and the JWT ConfigMap give the pods here: the database login of the test, a token per source, a key. */
+    /** What the Secrets and the JWT ConfigMap give the pods, made here: the break-glass token, a token per source, a key. */
     private Map<String, String> secrets() throws Exception {
         Path publicKey = Path.of("target", "manifest-jwt-public.pem");
         KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
