@@ -7,7 +7,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -35,7 +34,6 @@ import static dev.loadflow.testing.Waits.await;
  * goes on with nothing lost, and the outage leaves no stream of errors from the pool.
  */
 @QuarkusTest
-@Tag("faults")
 @TestProfile(DatabaseOutageTest.LogToFile.class)
 @WithTestResource(LateDatabase.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

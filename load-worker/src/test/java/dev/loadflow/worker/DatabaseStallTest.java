@@ -8,7 +8,6 @@ import io.restassured.config.HttpClientConfig;
 import io.restassured.config.RestAssuredConfig;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -31,7 +30,6 @@ import static dev.loadflow.testing.Waits.await;
  * link's recovery, its work going on.
  */
 @QuarkusTest
-@Tag("faults")
 @WithTestResource(value = PostgresTestResource.class, initArgs = @ResourceArg(name = PostgresTestResource.LINK, value = "flowing"))
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DatabaseStallTest {

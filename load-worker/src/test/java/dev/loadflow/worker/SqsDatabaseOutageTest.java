@@ -13,7 +13,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -43,7 +42,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * vain (its log says so), whatever the machine's speed.
  */
 @QuarkusTest
-@Tag("faults")
 @TestProfile(SqsDatabaseOutageTest.Profile.class)
 @WithTestResource(LateDatabase.class)
 @WithTestResource(ElasticMqTestResource.class)
