@@ -87,6 +87,9 @@ class CallersTest {
             viewer      | POST | /admin/queue/dead/redrive        | 403
             operator    | POST | /admin/queue/dead/redrive        | 400
             break-glass | POST | /admin/queue/dead/redrive        | 400
+            viewer      | GET  | /admin/queue/dead?limit=abc      | 400
+            viewer      | GET  | /admin/loads/held?limit=99999999999 | 400
+            viewer      | GET  | /admin/no-such-endpoint          | 404
             """)
     void eachCallerGetsWhatItsRolesAllow(String caller, String method, String path, int status) {
         ValidatableResponse response = call(caller, method, path).statusCode(status);

@@ -458,6 +458,9 @@ class OpsConsoleTest {
         var actionType = page(operator, "/dead?actionType=send_fax");
         var since = page(operator, "/alerts?since=yesterday");
         var farPage = page(operator, "/dead?page=2147483647");
+        var pastAnInt = page(operator, "/dead?page=99999999999");
+        var notANumber = page(operator, "/alerts?page=two");
+        var noSuchPage = page(operator, "/no-such-page");
 
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body().asString()).contains("Nothing is known of load no-such-load-481207");
@@ -469,6 +472,11 @@ class OpsConsoleTest {
         assertThat(since.statusCode()).isEqualTo(400);
         assertThat(farPage.statusCode()).isEqualTo(400);
         assertThat(farPage.body().asString()).contains("page counts from 0 to 100000");
+        assertThat(pastAnInt.statusCode()).as("a page number past an int is a bad request, not a missing page").isEqualTo(400);
+        assertThat(notANumber.statusCode()).isEqualTo(400);
+        assertThat(notANumber.body().asString()).contains("page numbers and counts are whole numbers");
+        assertThat(noSuchPage.statusCode()).isEqualTo(404);
+        assertThat(noSuchPage.body().asString()).contains("Nothing is served at this address");
     }
 
     /**

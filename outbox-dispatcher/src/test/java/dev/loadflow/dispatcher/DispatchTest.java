@@ -524,6 +524,9 @@ class DispatchTest {
             viewer   | GET  | /admin/alerts?page=-1              | 400
             viewer   | GET  | /admin/outbox/dead?size=501        | 400
             viewer   | GET  | /admin/outbox/dead?page=2147483647 | 400
+            viewer   | GET  | /admin/outbox/dead?page=99999999999 | 400
+            viewer   | GET  | /admin/audit?size=fifty            | 400
+            viewer   | GET  | /admin/no-such-endpoint            | 404
             viewer   | GET  | /admin/audit?page=100001&size=500  | 400
             viewer   | GET  | /admin/audit?page=100000&size=500  | 200
             """)

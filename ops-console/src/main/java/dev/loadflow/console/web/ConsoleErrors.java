@@ -3,6 +3,7 @@ package dev.loadflow.console.web;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
@@ -32,6 +33,18 @@ public class ConsoleErrors {
     public Response forbidden(ForbiddenException e) {
         return page(new ConsoleProblem(403, "Not allowed",
                 "Your roles do not allow this: changes need loadflow-operator, reading needs loadflow-viewer."));
+    }
+
+    /**
+     * Quarkus REST's own 404s: a value in the address that is not of its type ({@code page=abc})
+     * is a bad request, where JAX-RS would say the page does not exist; a path that names no page is 404.
+     */
+    @ServerExceptionMapper(priority = Priorities.USER - 100)
+    public Response notFound(NotFoundException e) {
+        return page(e.getCause() != null
+                ? ConsoleProblem.badRequest("Not a value this page takes",
+                        "A value in the address is not of the kind the page takes: page numbers and counts are whole numbers.")
+                : ConsoleProblem.notFound("No such page", "Nothing is served at this address: start from the overview."));
     }
 
     @ServerExceptionMapper
