@@ -237,6 +237,22 @@ class IngestTest {
         asOperator().get("/loads/{loadId}", "load.one").then().statusCode(400).body("field", is("loadId"));
     }
 
+    /** What the framework refuses before ingest runs is a problem+json as well, and nothing is queued. */
+    @Test
+    void aRequestIngestDoesNotTakeIsAProblemAndNothingIsQueued() {
+        String load = newLoadId();
+
+        asSource().contentType("text/plain").body("ping").when().post("/loads/{loadId}/events", load)
+                .then().statusCode(415).contentType("application/problem+json").body("detail", containsString("text/plain"));
+        asSource().when().put("/loads/{loadId}/events", load)
+                .then().statusCode(405).contentType("application/problem+json").body("detail", containsString("PUT"));
+        asSource().contentType("application/json").accept("application/xml").body(ping("ping_0700", "high"))
+                .when().post("/loads/{loadId}/events", load)
+                .then().statusCode(406).contentType("application/problem+json");
+
+        assertThat(rows("load_queue", load)).isZero();
+    }
+
     @Test
     void runMetricsAndQueueGaugesAreExported() {
         String load = newLoadId();
