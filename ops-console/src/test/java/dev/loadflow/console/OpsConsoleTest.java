@@ -461,6 +461,7 @@ class OpsConsoleTest {
         var pastAnInt = page(operator, "/dead?page=99999999999");
         var notANumber = page(operator, "/alerts?page=two");
         var noSuchPage = page(operator, "/no-such-page");
+        var signOutAsALink = page(operator, "/sign-out");
 
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body().asString()).contains("Nothing is known of load no-such-load-481207");
@@ -477,6 +478,8 @@ class OpsConsoleTest {
         assertThat(notANumber.body().asString()).contains("page numbers and counts are whole numbers");
         assertThat(noSuchPage.statusCode()).isEqualTo(404);
         assertThat(noSuchPage.body().asString()).contains("Nothing is served at this address");
+        assertThat(signOutAsALink.statusCode()).as("a form's address opened as a link").isEqualTo(405);
+        assertThat(signOutAsALink.body().asString()).contains("not a link");
     }
 
     /**

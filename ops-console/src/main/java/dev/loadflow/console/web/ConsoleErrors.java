@@ -3,6 +3,7 @@ package dev.loadflow.console.web;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -45,6 +46,12 @@ public class ConsoleErrors {
                 ? ConsoleProblem.badRequest("Not a value this page takes",
                         "A value in the address is not of the kind the page takes: page numbers and counts are whole numbers.")
                 : ConsoleProblem.notFound("No such page", "Nothing is served at this address: start from the overview."));
+    }
+
+    /** A page asked for with a method it does not take (a form's address opened as a link). */
+    @ServerExceptionMapper(priority = Priorities.USER - 100)
+    public Response notAllowed(NotAllowedException e) {
+        return page(new ConsoleProblem(405, "Not here", "This address takes a form's button, not a link: go back and use the button."));
     }
 
     @ServerExceptionMapper
