@@ -34,14 +34,15 @@ BEGIN
         found int[] := '{}';
         node int;
         probe text;
+        shard bigint;
     BEGIN
         SELECT count(DISTINCT p.groupid) INTO nodes
         FROM pg_catalog.pg_dist_shard s JOIN pg_catalog.pg_dist_placement p USING (shardid) WHERE s.logicalrelid = rel;
         FOR n IN 0 .. 1000000 LOOP
             EXIT WHEN cardinality(found) >= nodes;
             probe := 'node-probe-' || n;
-            SELECT p.groupid INTO node FROM pg_catalog.pg_dist_placement p
-            WHERE p.shardid = get_shard_id_for_distribution_column(rel, probe);
+            shard := get_shard_id_for_distribution_column(rel, probe);
+            SELECT p.groupid INTO node FROM pg_catalog.pg_dist_placement p WHERE p.shardid = shard;
             IF NOT node = ANY (found) THEN
                 found := found || node;
                 RETURN NEXT probe;
@@ -57,10 +58,10 @@ BEGIN
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
     DECLARE
         here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        probe_shard bigint := get_shard_id_for_distribution_column(rel, probe);
         shards bigint[];
     BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
-                       WHERE shardid = get_shard_id_for_distribution_column(rel, probe) AND groupid = here) THEN
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = probe_shard AND groupid = here) THEN
             RAISE EXCEPTION 'the shard of % is not on this node: call the claim by itself, so Citus sends it there', probe
                 USING ERRCODE = 'LF001';
         END IF;
@@ -179,20 +180,22 @@ BEGIN
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
     DECLARE
         here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        -- the log's shards on this node; get_shard_id_for_distribution_column is volatile, so it is called once per
+        -- id here rather than in a join, where it ran once for every row of pg_dist_placement
+        here_shards bigint[] := ARRAY(SELECT p.shardid FROM pg_catalog.pg_dist_shard s
+                                      JOIN pg_catalog.pg_dist_placement p USING (shardid)
+                                      WHERE s.logicalrelid = 'event_log'::regclass AND p.groupid = here);
     BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement
-                       WHERE shardid = get_shard_id_for_distribution_column('event_log', probe) AND groupid = here) THEN
+        IF NOT get_shard_id_for_distribution_column('event_log', probe) = ANY (here_shards) THEN
             RAISE EXCEPTION 'the shard of % is not on this node: call the batch by itself, so Citus sends it there', probe
                 USING ERRCODE = 'LF001';
         END IF;
         IF EXISTS (SELECT 1 FROM unnest(before) AS b(probe)
-                   JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', b.probe)
-                   WHERE p.groupid = here) THEN
+                   WHERE get_shard_id_for_distribution_column('event_log', b.probe) = ANY (here_shards)) THEN
             RETURN;
         END IF;
         RETURN QUERY SELECT DISTINCT l.load_id FROM unnest(loads) AS l(load_id)
-                     JOIN pg_catalog.pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column('event_log', l.load_id)
-                     WHERE p.groupid = here;
+                     WHERE get_shard_id_for_distribution_column('event_log', l.load_id) = ANY (here_shards);
     END
     $body$
     $fn$;
