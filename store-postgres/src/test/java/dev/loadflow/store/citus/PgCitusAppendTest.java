@@ -88,7 +88,7 @@ class PgCitusAppendTest {
         int to = ((Number) PG.database().rows("""
                 SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
                 ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
-        move(shard, from, to);
+        ShardMoves.move(PG.database(), shard, from, to);
         try {
             // both probes now lead to one node: the loads of the other are appended each by itself
             List<EventStore.Append> batch = new ArrayList<>();
@@ -113,7 +113,7 @@ class PgCitusAppendTest {
             versions.forEach((load, after) -> assertThat(read.get(load)).as("%s after seq %d", load, after)
                     .extracting(RecordedEntry::seq).isEqualTo(after == 2L ? List.of() : after == 1L ? List.of(2L) : List.of(1L, 2L)));
         } finally {
-            move(shard, to, from);
+            ShardMoves.move(PG.database(), shard, to, from);
         }
     }
 
@@ -140,11 +140,5 @@ class PgCitusAppendTest {
         }
         assertThat(byNode).as("two nodes hold the log's shards").hasSizeGreaterThanOrEqualTo(2);
         return byNode;
-    }
-
-    /** Moves a shard and those co-located with it, writes blocked meanwhile (no logical replication needed). */
-    private static void move(long shard, int from, int to) {
-        PG.database().execute("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode := 'block_writes')"
-                .formatted(shard, from, to));
     }
 }

@@ -68,7 +68,7 @@ class PgCitusClaimsTest {
         int to = ((Number) PG.database().rows("""
                 SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
                 ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
-        move(shard, from, to);
+        ShardMoves.move(PG.database(), shard, from, to);
         try {
             List<OutboxRow> batch;
             while (!(batch = outbox.pending(7, clock.instant())).isEmpty()) {
@@ -81,7 +81,7 @@ class PgCitusClaimsTest {
                 claimInto(claims, batch);
             }
         } finally {
-            move(shard, to, from);
+            ShardMoves.move(PG.database(), shard, to, from);
         }
 
         assertThat(claims.keySet()).as("every row claimed").containsExactlyInAnyOrderElementsOf(staged);
@@ -112,9 +112,4 @@ class PgCitusClaimsTest {
                 .getFirst().get("nodeport")).intValue();
     }
 
-    /** Moves a shard and those co-located with it, writes blocked meanwhile (no logical replication needed). */
-    private static void move(long shard, int from, int to) {
-        PG.database().execute("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode := 'block_writes')"
-                .formatted(shard, from, to));
-    }
 }
