@@ -111,5 +111,4 @@ class PgCitusClaimsTest {
         return ((Number) PG.database().rows("SELECT nodeport FROM citus_shards WHERE shardid = ?", shard)
                 .getFirst().get("nodeport")).intValue();
     }
-
 }
