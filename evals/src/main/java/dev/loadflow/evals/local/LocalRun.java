@@ -330,9 +330,8 @@ public final class LocalRun {
             recreateSchema(adminUrl, user, password, schema);
             jdbcUrl = adminUrl + "?currentSchema=" + schema;
             reactiveUrl = "postgresql://" + hostPort + "/" + adminDatabase;
-            schemaArgs = List.of("-Dloadflow.db.schema=" + schema, "-Dloadflow.db.citus=true",
-                    // Citus plans a distributed statement on each execution: no generic plans
-                    "-Dquarkus.datasource.reactive.additional-properties.plan_cache_mode=auto");
+            // the services set Citus's session settings themselves (PoolWithoutAcquireTimer)
+            schemaArgs = List.of("-Dloadflow.db.schema=" + schema, "-Dloadflow.db.citus=true");
             step("Citus: this run's tables in schema %s of database %s, distributed by load", schema, adminDatabase);
         } else {
             recreate(adminUrl, user, password, database);

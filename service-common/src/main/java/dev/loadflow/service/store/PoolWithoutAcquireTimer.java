@@ -10,6 +10,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Map;
 
 /**
  * The reactive pool as Quarkus configures it ({@code quarkus.datasource.reactive.*}), without
@@ -22,30 +23,53 @@ import java.util.ArrayList;
  *
  * <p>A link that goes silent is found out by {@link SilentLinkPool} within
  * {@code loadflow.db.link-timeout}, and a connection attempt ends after as long.
+ *
+ * <p>On a Citus coordinator ({@code loadflow.db.citus}) each connection also carries
+ * {@link #ON_CITUS}: Citus plans a distributed statement for the values it is given, so no
+ * generic plans; and a statement over many shards runs over the one connection per worker the
+ * session keeps, not over new ones: with Citus's default of up to 16, every count or lookup over
+ * many shards opened connections to the workers and closed them at its transaction's end, two to
+ * three new backends a second on each worker with the services idle.
  */
 @Singleton
 public class PoolWithoutAcquireTimer implements PgPoolCreator {
 
-    private final Duration linkTimeout;
+    /** The session settings of every connection to a Citus coordinator, over the configured ones. */
+    static final Map<String, String> ON_CITUS = Map.of(
+            "plan_cache_mode", "auto",
+            "citus.max_adaptive_executor_pool_size", "1");
 
-    PoolWithoutAcquireTimer(@ConfigProperty(name = "loadflow.db.link-timeout", defaultValue = "PT5S") Duration linkTimeout) {
+    private final Duration linkTimeout;
+    private final boolean citus;
+
+    PoolWithoutAcquireTimer(@ConfigProperty(name = "loadflow.db.link-timeout", defaultValue = "PT5S") Duration linkTimeout,
+                            @ConfigProperty(name = "loadflow.db.citus", defaultValue = "false") boolean citus) {
         if (linkTimeout.isNegative() || linkTimeout.isZero()) {
             throw new IllegalArgumentException("loadflow.db.link-timeout must be positive, got " + linkTimeout);
         }
         this.linkTimeout = linkTimeout;
+        this.citus = citus;
     }
 
     @Override
     public Pool create(Input input) {
         ArrayList<SqlConnectOptions> servers = new ArrayList<>();
         for (PgConnectOptions options : input.pgConnectOptionsList()) {
-            options.setConnectTimeout((int) linkTimeout.toMillis());
-            servers.add(options);
+            servers.add(configure(options));
         }
         return new SilentLinkPool(() -> PgBuilder.pool()
                 .with(input.poolOptions().setConnectionTimeout(0))
                 .connectingTo(servers)
                 .using(input.vertx())
                 .build(), input.vertx(), linkTimeout);
+    }
+
+    /** A server's options as this service connects with them: the link's timeout, and Citus's settings on Citus. */
+    PgConnectOptions configure(PgConnectOptions options) {
+        options.setConnectTimeout((int) linkTimeout.toMillis());
+        if (citus) {
+            ON_CITUS.forEach(options::addProperty);
+        }
+        return options;
     }
 }
