@@ -8,6 +8,9 @@
 --   checked as on one PostgreSQL. A batch's append is one call per node, made with the node's
 --   probe (below): each node writes the batch's loads whose shards it holds, in one local
 --   transaction of its own.
+-- * A batch's read: loadflow_read_here, distributed and called as the append is, reads the node's loads of the batch.
+-- * A dispatcher's marks: loadflow_dispatched_here, distributed as the append is and called once per node with the
+--   node's probe, sets the node's rows of the marks dispatched in one local transaction.
 -- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
 --   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
 --   one node. Citus sends such a call to that node, where the function works on the node's own
@@ -203,47 +206,144 @@ BEGIN
     -- an append on one node: of the loads given, those whose shards lie here, each only if its log is at the version it
     -- expects (its entries, then its outbox rows), all in this node's one local transaction; a row per load of this
     -- node, whether it was written. Nothing when a probe called before (before) leads here too (a shard moved): that
-    -- call writes this node's loads. One load is appended with itself as the probe
+    -- call writes this node's loads. One load is appended with itself as the probe. Each load's rows go straight into
+    -- its shards of the log and the outbox, locked against a move as Citus's own writes lock them (so, as the claims,
+    -- it runs as the schema's owner): planning the same INSERT ... SELECT on the distributed tables cost the node more
+    -- than writing the rows. A load whose shard left this node before the lock is not taken here: the caller appends
+    -- it by itself, where Citus now sends it
     EXECUTE $fn$
     CREATE OR REPLACE FUNCTION loadflow_append_here(probe text, before text[], recorded timestamptz,
             e_loads text[], versions bigint[], ords int[], entry_ids text[], kinds text[], types text[], occurred timestamptz[],
             correlations text[], causations text[], bodies text[],
             o_loads text[], o_ids text[], o_types text[], o_channels text[], o_payloads text[], o_available timestamptz[],
             o_correlations text[], o_causations text[], o_traces text[]) RETURNS TABLE (owned text, appended boolean)
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
         load text;
         expected bigint;
+        log_shard bigint;
+        outbox_shard bigint;
+        latest bigint;
         logged int;
     BEGIN
         FOR load, expected IN
             SELECT DISTINCT e.load_id, e.version FROM unnest(e_loads, versions) AS e(load_id, version)
             JOIN loadflow_batch_here(probe, before, e_loads) AS h(load_id) ON h.load_id = e.load_id
         LOOP
+            log_shard := get_shard_id_for_distribution_column('event_log', load);
+            outbox_shard := get_shard_id_for_distribution_column('outbox', load);
+            PERFORM lock_shard_metadata(5, ARRAY[least(log_shard, outbox_shard), greatest(log_shard, outbox_shard)]);
+            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = log_shard AND groupid = here);
             owned := load;
             appended := false;
-            IF expected = coalesce((SELECT max(l.seq) FROM event_log l WHERE l.load_id = load), 0) THEN
-                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id,
-                                       causation_id, body)
-                SELECT load, expected + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, recorded, e.correlation_id,
-                       e.causation_id, e.body::jsonb
-                FROM unnest(e_loads, ords, entry_ids, kinds, types, occurred, correlations, causations, bodies)
-                     AS e(load_id, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
-                WHERE e.load_id = load;
+            EXECUTE format('SELECT max(seq) FROM %s WHERE load_id = $1', shard_name('event_log', log_shard))
+                INTO latest USING load;
+            IF expected = coalesce(latest, 0) THEN
+                EXECUTE format($insert$
+                    INSERT INTO %s (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, correlation_id,
+                                    causation_id, body)
+                    SELECT $1, $2 + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, $3, e.correlation_id,
+                           e.causation_id, e.body::jsonb
+                    FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[],
+                                $11::text[], $12::text[])
+                         AS e(load_id, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
+                    WHERE e.load_id = $1$insert$, shard_name('event_log', log_shard))
+                    USING load, expected, recorded, e_loads, ords, entry_ids, kinds, types, occurred, correlations,
+                          causations, bodies;
                 GET DIAGNOSTICS logged = ROW_COUNT;
                 IF logged > 0 THEN
-                    INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
+                    EXECUTE format($insert$
+                        INSERT INTO %s (outbox_id, load_id, action_type, channel, payload, status, attempts, available_at,
                                         correlation_id, causation_id, traceparent, created_at)
-                    SELECT o.outbox_id, load, o.action_type, o.channel, o.payload::jsonb, 'pending', 0, o.available_at,
-                           o.correlation_id, o.causation_id, o.traceparent, recorded
-                    FROM unnest(o_loads, o_ids, o_types, o_channels, o_payloads, o_available, o_correlations, o_causations,
-                                o_traces)
-                         AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id, causation_id,
-                              traceparent)
-                    WHERE o.load_id = load;
+                        SELECT o.outbox_id, $1, o.action_type, o.channel, o.payload::jsonb, 'pending', 0, o.available_at,
+                               o.correlation_id, o.causation_id, o.traceparent, $2
+                        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
+                                    $9::text[], $10::text[], $11::text[])
+                             AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id,
+                                  causation_id, traceparent)
+                        WHERE o.load_id = $1$insert$, shard_name('outbox', outbox_shard))
+                        USING load, recorded, o_loads, o_ids, o_types, o_channels, o_payloads, o_available, o_correlations,
+                              o_causations, o_traces;
                     appended := true;
                 END IF;
             END IF;
+            RETURN NEXT;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
+    -- a batch's read on one node: of the loads given, those whose shards lie here, each one's entries after the seq given
+    -- for it, straight from its shard of the log (locked against a move, as the append does, so no old copy of a moved
+    -- shard is read); first a row with only the load (owned) for each load read here, whether it has entries or not.
+    -- Nothing when a probe called before (before) leads here too; a load whose shard left this node before the lock is
+    -- not read here: the caller reads it by itself
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_read_here(probe text, before text[], loads text[], afters bigint[])
+        RETURNS TABLE (owned text, seq bigint, kind text, recorded_at timestamptz, body text)
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
+    DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        load text;
+        after bigint;
+        shard bigint;
+    BEGIN
+        FOR load, after IN
+            SELECT r.load_id, r.after FROM unnest(loads, afters) AS r(load_id, after)
+            WHERE r.load_id IN (SELECT h.load_id FROM loadflow_batch_here(probe, before, loads) AS h(load_id))
+            ORDER BY r.load_id
+        LOOP
+            shard := get_shard_id_for_distribution_column('event_log', load);
+            PERFORM lock_shard_metadata(5, ARRAY[shard]);
+            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = shard AND groupid = here);
+            owned := load;
+            seq := NULL;
+            kind := NULL;
+            recorded_at := NULL;
+            body := NULL;
+            RETURN NEXT;
+            RETURN QUERY EXECUTE format($read$
+                SELECT $1, l.seq, l.kind, l.recorded_at, l.body::text FROM %s l
+                WHERE l.load_id = $1 AND l.seq > $2 ORDER BY l.seq$read$, shard_name('event_log', shard))
+                USING load, after;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
+    -- a dispatcher's marks on one node: of the rows given, those whose loads' shards lie here, each set dispatched with
+    -- its receipt if its claim still holds, straight in its shard of the outbox (locked against a move, as the append
+    -- does); a row per such outbox row, whether it was marked. Nothing when a probe called before (before) leads here
+    -- too; a row whose shard left this node before the lock is not taken here: the caller marks it by itself
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_dispatched_here(probe text, before text[], ids text[], tokens uuid[],
+                                                        receipts text[], loads text[], at timestamptz)
+        RETURNS TABLE (owned text, marked boolean)
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
+    DECLARE
+        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
+        sent record;
+        shard bigint;
+        changed int;
+    BEGIN
+        FOR sent IN
+            SELECT m.outbox_id, m.claim_token, m.receipt, m.load_id
+            FROM unnest(ids, tokens, receipts, loads) AS m(outbox_id, claim_token, receipt, load_id)
+            WHERE m.load_id IN (SELECT h.load_id FROM loadflow_batch_here(probe, before, loads) AS h(load_id))
+            ORDER BY m.outbox_id
+        LOOP
+            shard := get_shard_id_for_distribution_column('outbox', sent.load_id);
+            PERFORM lock_shard_metadata(5, ARRAY[shard]);
+            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = shard AND groupid = here);
+            EXECUTE format($mark$
+                UPDATE %s SET status = 'dispatched', receipt = $3, dispatched_at = $4, claim_token = NULL, claimed_until = NULL
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5$mark$,
+                shard_name('outbox', shard))
+                USING sent.outbox_id, sent.claim_token, sent.receipt, at, sent.load_id;
+            GET DIAGNOSTICS changed = ROW_COUNT;
+            owned := sent.outbox_id;
+            marked := changed = 1;
             RETURN NEXT;
         END LOOP;
     END
@@ -265,6 +365,16 @@ BEGIN
         PERFORM create_distributed_function('loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])', '$1', colocate_with := 'event_log');
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_read_here(text,text[],text[],bigint[])'::regprocedure
+                     AND distribution_argument_index IS NOT NULL) THEN
+        PERFORM create_distributed_function('loadflow_read_here(text,text[],text[],bigint[])', '$1', colocate_with := 'event_log');
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)'::regprocedure
+                     AND distribution_argument_index IS NOT NULL) THEN
+        PERFORM create_distributed_function('loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)', '$1', colocate_with := 'event_log');
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_batch_here(text,text[],text[])'::regprocedure) THEN
         PERFORM create_distributed_function('loadflow_batch_here(text,text[],text[])'); -- on every node, as the batches call it there
     END IF;
@@ -272,12 +382,14 @@ BEGIN
     -- placement), nobody else: the console's reader neither claims nor appends
     REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
-        loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
+        loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
+        loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[])
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
         GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
-            loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])
+            loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
+            loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[])
             TO loadflow_app;
     END IF;
 END

@@ -137,6 +137,14 @@ public final class PgEventStore implements EventStore {
         static final String APPEND_HERE = "SELECT owned, appended FROM loadflow_append_here($1, $2, $3, $4, $5, $6, $7, $8, "
                 + "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)";
 
+        /**
+         * {@link PgEventStore#READ_AFTER} a node at a time: $1 the node's probe, $2 the probes called
+         * before it, $3 the loads, $4 the seq after which each is read. {@code loadflow_read_here}
+         * reads the node's loads from their shards: a row with only the load ({@code owned}, seq
+         * NULL) for each load read there, then its entries in order.
+         */
+        static final String READ_HERE = "SELECT owned, seq, kind, recorded_at, body FROM loadflow_read_here($1, $2, $3, $4)";
+
         private OnCitus() {
         }
     }
@@ -199,18 +207,7 @@ public final class PgEventStore implements EventStore {
         }
         Set<String> archived = new HashSet<>();
         if (distributed) {
-            List<Future<RowSet<Row>>> reads = new ArrayList<>();
-            versions.forEach((id, after) -> reads.add(pool.preparedQuery(READ_AFTER_ONE).execute(Tuple.of(id, after))));
-            Pg.await(Future.all(reads));
-            int i = 0;
-            for (String loadId : versions.keySet()) {
-                for (Row row : reads.get(i++).result()) {
-                    if (isMarker(row)) {
-                        archived.add(loadId);
-                    }
-                    byLoad.get(loadId).add(entry(row));
-                }
-            }
+            readByNode(versions, byLoad, archived);
         } else {
             String[] loads = versions.keySet().toArray(String[]::new);
             Long[] after = new Long[loads.length];
@@ -234,21 +231,45 @@ public final class PgEventStore implements EventStore {
     }
 
     /**
-     * {@code statement} on every node at once: $1 the node's probe ({@link CitusNodes}), $2 the
-     * probes called before it, then {@code rest}'s values. Waits until every call answered.
+     * On Citus: every node reads its loads of the batch at once ({@link OnCitus#READ_HERE}); a load
+     * no node took (its shard was moving, or lies on a node added since the probes were read) is
+     * then read by itself, routed to its shard.
      */
-    private List<Future<RowSet<Row>>> onEveryNode(String statement, Tuple rest) {
-        List<Future<RowSet<Row>>> calls = new ArrayList<>();
-        List<String> probes = nodes.inTurn();
-        for (int p = 0; p < probes.size(); p++) {
-            Tuple params = Tuple.tuple().addString(probes.get(p)).addArrayOfString(probes.subList(0, p).toArray(String[]::new));
-            for (int i = 0; i < rest.size(); i++) {
-                params.addValue(rest.getValue(i));
+    private void readByNode(Map<String, Long> versions, Map<String, List<RecordedEntry>> byLoad, Set<String> archived) {
+        String[] loads = versions.keySet().toArray(String[]::new);
+        Long[] after = versions.values().toArray(Long[]::new);
+        Set<String> owned = new HashSet<>();
+        for (Future<RowSet<Row>> call : nodes.onEveryNode(OnCitus.READ_HERE, Tuple.tuple().addArrayOfString(loads).addArrayOfLong(after))) {
+            if (call.failed()) {
+                if (nodes.refused(call.cause())) {
+                    continue;
+                }
+                throw runtime(call.cause());
             }
-            calls.add(pool.preparedQuery(statement).execute(params));
+            for (Row row : call.result()) {
+                String loadId = row.getString("owned");
+                owned.add(loadId);
+                if (row.getLong("seq") == null) {
+                    continue;
+                }
+                if (isMarker(row)) {
+                    archived.add(loadId);
+                }
+                byLoad.get(loadId).add(entry(row));
+            }
         }
-        awaitEvery(calls);
-        return calls;
+        List<String> left = versions.keySet().stream().filter(id -> !owned.contains(id)).toList();
+        List<Future<RowSet<Row>>> reads = new ArrayList<>();
+        left.forEach(id -> reads.add(pool.preparedQuery(READ_AFTER_ONE).execute(Tuple.of(id, versions.get(id)))));
+        Pg.await(Future.all(reads));
+        for (int i = 0; i < left.size(); i++) {
+            for (Row row : reads.get(i).result()) {
+                if (isMarker(row)) {
+                    archived.add(left.get(i));
+                }
+                byLoad.get(left.get(i)).add(entry(row));
+            }
+        }
     }
 
     private static boolean isMarker(Row row) {
@@ -402,7 +423,7 @@ public final class PgEventStore implements EventStore {
     private Written byNode(List<Append> appends, OffsetDateTime now) {
         Tuple batch = entries(Tuple.tuple().addOffsetDateTime(now), appends);
         OutboxInsert.bind(batch, appends.stream().flatMap(a -> a.outbox().stream()).toList());
-        List<Future<RowSet<Row>>> calls = onEveryNode(OnCitus.APPEND_HERE, batch);
+        List<Future<RowSet<Row>>> calls = nodes.onEveryNode(OnCitus.APPEND_HERE, batch);
         Set<String> owned = new HashSet<>();
         Set<String> written = new HashSet<>();
         RuntimeException failure = null;
@@ -444,7 +465,7 @@ public final class PgEventStore implements EventStore {
             OutboxInsert.bind(params, append.outbox());
             calls.add(pool.preparedQuery(OnCitus.APPEND_HERE).execute(params));
         }
-        awaitEvery(calls);
+        CitusNodes.awaitEvery(calls);
         Set<String> written = new HashSet<>();
         RuntimeException failure = null;
         for (Future<RowSet<Row>> call : calls) {
@@ -461,17 +482,6 @@ public final class PgEventStore implements EventStore {
             }
         }
         return new Written(written, failure);
-    }
-
-    /** Waits until every call answered; a failure is thrown only when some call never did (told apart call by call else). */
-    private static void awaitEvery(List<Future<RowSet<Row>>> calls) {
-        try {
-            Pg.await(Future.join(calls));
-        } catch (RuntimeException e) {
-            if (calls.stream().anyMatch(call -> !call.isComplete())) {
-                throw e;
-            }
-        }
     }
 
     private static RuntimeException runtime(Throwable cause) {

@@ -241,6 +241,14 @@ public final class PgOutbox implements Outbox {
 
         static final String CLAIM = "SELECT " + COLUMNS + " FROM loadflow_claim_outbox($1, $2, $3, $4, $5)";
 
+        /**
+         * {@link PgOutbox#MARK_DISPATCHED_ALL} a node at a time: $1 the node's probe, $2 the probes
+         * called before it, $3 ids, $4 claim tokens, $5 receipts, $6 the rows' loads, $7 now.
+         * {@code loadflow_dispatched_here} runs on the node and marks its rows in one local
+         * transaction, a row back per row of that node ({@code owned}) with whether its claim held.
+         */
+        static final String DISPATCHED_HERE = "SELECT owned, marked FROM loadflow_dispatched_here($1, $2, $3, $4, $5, $6, $7)";
+
         static final String FAILURES = PgOutbox.FAILURES.replace("WHERE outbox_id = $1", "WHERE outbox_id = $1 AND load_id = $2");
 
         private OnCitus() {
@@ -357,17 +365,7 @@ public final class PgOutbox implements Outbox {
             return stale;
         }
         if (distributed) {
-            // one statement per row, each on its row's shard: Citus cannot update from a set-returning function
-            OffsetDateTime now = Pg.at(clock.instant());
-            List<Future<RowSet<Row>>> marks = rows.stream().map(row -> pool.preparedQuery(MARK_DISPATCHED)
-                    .execute(Tuple.of(row.outboxId(), row.claimToken(), row.receipt(), now, loadOf(row.outboxId())))).toList();
-            Pg.await(Future.all(marks));
-            for (int i = 0; i < rows.size(); i++) {
-                if (marks.get(i).result().rowCount() == 1) {
-                    stale.remove(rows.get(i).outboxId());
-                }
-            }
-            return stale;
+            return markDispatchedByNode(rows, stale);
         }
         Tuple params = Tuple.tuple()
                 .addArrayOfString(rows.stream().map(Dispatched::outboxId).toArray(String[]::new))
@@ -375,6 +373,46 @@ public final class PgOutbox implements Outbox {
                 .addArrayOfString(rows.stream().map(Dispatched::receipt).toArray(String[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()));
         Pg.await(pool.preparedQuery(MARK_DISPATCHED_ALL).execute(params)).forEach(row -> stale.remove(row.getString("outbox_id")));
+        return stale;
+    }
+
+    /**
+     * On Citus: every node marks its rows at once ({@link OnCitus#DISPATCHED_HERE}); a row no node
+     * took (its shard was moving, or lies on a node added since the probes were read) is then
+     * marked by itself, on its shard. Citus cannot update from a set-returning function.
+     */
+    private java.util.Set<String> markDispatchedByNode(List<Dispatched> rows, java.util.Set<String> stale) {
+        OffsetDateTime now = Pg.at(clock.instant());
+        Tuple marks = Tuple.tuple()
+                .addArrayOfString(rows.stream().map(Dispatched::outboxId).toArray(String[]::new))
+                .addArrayOfUUID(rows.stream().map(Dispatched::claimToken).toArray(UUID[]::new))
+                .addArrayOfString(rows.stream().map(Dispatched::receipt).toArray(String[]::new))
+                .addArrayOfString(rows.stream().map(row -> loadOf(row.outboxId())).toArray(String[]::new))
+                .addOffsetDateTime(now);
+        java.util.Set<String> owned = new java.util.HashSet<>();
+        for (Future<RowSet<Row>> call : nodes.onEveryNode(OnCitus.DISPATCHED_HERE, marks)) {
+            if (call.failed()) {
+                if (nodes.refused(call.cause())) {
+                    continue;
+                }
+                throw call.cause() instanceof RuntimeException e ? e : new IllegalStateException(call.cause());
+            }
+            for (Row row : call.result()) {
+                owned.add(row.getString("owned"));
+                if (row.getBoolean("marked")) {
+                    stale.remove(row.getString("owned"));
+                }
+            }
+        }
+        List<Dispatched> left = rows.stream().filter(row -> !owned.contains(row.outboxId())).toList();
+        List<Future<RowSet<Row>>> each = left.stream().map(row -> pool.preparedQuery(MARK_DISPATCHED)
+                .execute(Tuple.of(row.outboxId(), row.claimToken(), row.receipt(), now, loadOf(row.outboxId())))).toList();
+        Pg.await(Future.all(each));
+        for (int i = 0; i < left.size(); i++) {
+            if (each.get(i).result().rowCount() == 1) {
+                stale.remove(left.get(i).outboxId());
+            }
+        }
         return stale;
     }
 

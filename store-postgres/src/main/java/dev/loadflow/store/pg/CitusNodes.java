@@ -1,5 +1,6 @@
 package dev.loadflow.store.pg;
 
+import io.vertx.core.Future;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -84,6 +85,37 @@ public final class CitusNodes {
                 return null;
             }
             throw e;
+        }
+    }
+
+    /**
+     * {@code statement} on every node at once: $1 the node's probe, $2 the probes called before it
+     * (a node one of them leads to as well, after a shard moved, leaves its rows to that call),
+     * then {@code rest}'s values. Waits until every call answered; each call's failure, a refusal
+     * ({@link #refused}) among them, is the caller's to read.
+     */
+    public List<Future<RowSet<Row>>> onEveryNode(String statement, Tuple rest) {
+        List<Future<RowSet<Row>>> calls = new ArrayList<>();
+        List<String> probes = inTurn();
+        for (int p = 0; p < probes.size(); p++) {
+            Tuple params = Tuple.tuple().addString(probes.get(p)).addArrayOfString(probes.subList(0, p).toArray(String[]::new));
+            for (int i = 0; i < rest.size(); i++) {
+                params.addValue(rest.getValue(i));
+            }
+            calls.add(pool.preparedQuery(statement).execute(params));
+        }
+        awaitEvery(calls);
+        return calls;
+    }
+
+    /** Waits until every call answered; a failure is thrown only when some call never did (told apart call by call else). */
+    public static void awaitEvery(List<Future<RowSet<Row>>> calls) {
+        try {
+            Pg.await(Future.join(calls));
+        } catch (RuntimeException e) {
+            if (calls.stream().anyMatch(call -> !call.isComplete())) {
+                throw e;
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.loadflow.store.citus;
 
 import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.CitusNodes;
@@ -15,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,7 +27,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The claims by node on a schema Citus distributes (skipped on one PostgreSQL): a claim that
  * Citus did not send to its probe's node is refused rather than coming back empty, and when a
  * shard moves to another node while rows wait, every row is still claimed, once, as soon as the
- * claimant reads the nodes again.
+ * claimant reads the nodes again; and a dispatcher's marks, a node at a time, set each row whose
+ * claim holds dispatched once, wherever its shard went.
  */
 class PgCitusClaimsTest {
 
@@ -86,6 +90,51 @@ class PgCitusClaimsTest {
 
         assertThat(claims.keySet()).as("every row claimed").containsExactlyInAnyOrderElementsOf(staged);
         assertThat(claims.values()).as("each once").containsOnly(1);
+    }
+
+    @Test
+    void aDispatchersMarksReachEveryNodesRowsOnceAndLeaveAStaleClaimPending() {
+        List<String> staged = stage(24);
+        FakeClock clock = FakeClock.at(T0);
+        PgOutbox outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90), true);
+        List<OutboxRow> claimed = new ArrayList<>();
+        List<OutboxRow> batch;
+        while (!(batch = outbox.pending(10, clock.instant())).isEmpty()) {
+            claimed.addAll(batch);
+        }
+        assertThat(PG.database().count("SELECT count(DISTINCT nodeport) FROM citus_shards s JOIN outbox o "
+                + "ON s.shardid = get_shard_id_for_distribution_column('outbox', o.load_id)"))
+                .as("the rows lie on both nodes").isEqualTo(2);
+        // the shard of the first node's probe goes to the other node once half the rows are marked
+        List<Outbox.Dispatched> sent = claimed.stream()
+                .map(row -> new Outbox.Dispatched(row.outboxId(), row.claimToken(), "SM" + row.outboxId().hashCode())).toList();
+        String staleOne = sent.getLast().outboxId();
+        List<Outbox.Dispatched> first = new ArrayList<>(sent.subList(0, 12));
+        List<Outbox.Dispatched> second = new ArrayList<>(sent.subList(12, sent.size() - 1));
+        second.add(new Outbox.Dispatched(staleOne, UUID.randomUUID(), "SM-other-claim"));
+
+        assertThat(outbox.markDispatchedAll(first)).as("every claim of the first half held").isEmpty();
+        String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('outbox') AS probe LIMIT 1")
+                .getFirst().get("probe").toString();
+        long shard = ((Number) PG.database().rows("SELECT get_shard_id_for_distribution_column('outbox', ?) AS shard", probe)
+                .getFirst().get("shard")).longValue();
+        int from = port(shard);
+        int to = ((Number) PG.database().rows("""
+                SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
+                ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
+        ShardMoves.move(PG.database(), shard, from, to);
+        Set<String> stale;
+        try {
+            stale = outbox.markDispatchedAll(second);
+        } finally {
+            ShardMoves.move(PG.database(), shard, to, from);
+        }
+
+        assertThat(stale).as("only the row whose claim is not the dispatcher's").containsExactly(staleOne);
+        assertThat(PG.database().count("SELECT count(*) FROM outbox WHERE status = 'dispatched' AND receipt LIKE 'SM%'"
+                + " AND claim_token IS NULL")).as("every other row dispatched with its receipt").isEqualTo(staged.size() - 1);
+        assertThat(PG.database().rows("SELECT status, receipt FROM outbox WHERE outbox_id = ?", staleOne).getFirst())
+                .as("the stale claim's row is left as it was").containsEntry("status", "pending").containsEntry("receipt", null);
     }
 
     private static void claimInto(Map<String, Integer> claims, List<OutboxRow> rows) {
