@@ -23,6 +23,8 @@
 --   a table's owner may lock its shards' placements; only loadflow_app may call them.
 -- On plain PostgreSQL it does nothing.
 DO $functions$
+DECLARE
+    by_load text;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         RETURN;
@@ -359,21 +361,16 @@ BEGIN
         PERFORM create_distributed_function('loadflow_claim_timers(text,timestamptz,timestamptz,int)', '$1', colocate_with := 'event_log');
         PERFORM create_distributed_function('loadflow_next_fire_at(text)', '$1', colocate_with := 'event_log');
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
-                   WHERE objid = 'loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])'::regprocedure
-                     AND distribution_argument_index IS NOT NULL) THEN
-        PERFORM create_distributed_function('loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])', '$1', colocate_with := 'event_log');
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
-                   WHERE objid = 'loadflow_read_here(text,text[],text[],bigint[])'::regprocedure
-                     AND distribution_argument_index IS NOT NULL) THEN
-        PERFORM create_distributed_function('loadflow_read_here(text,text[],text[],bigint[])', '$1', colocate_with := 'event_log');
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
-                   WHERE objid = 'loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)'::regprocedure
-                     AND distribution_argument_index IS NOT NULL) THEN
-        PERFORM create_distributed_function('loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)', '$1', colocate_with := 'event_log');
-    END IF;
+    -- the functions called with a load or a node's probe, sent to the node that holds its shards
+    FOREACH by_load IN ARRAY ARRAY[
+            'loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])',
+            'loadflow_read_here(text,text[],text[],bigint[])',
+            'loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)'] LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                       WHERE objid = by_load::regprocedure AND distribution_argument_index IS NOT NULL) THEN
+            PERFORM create_distributed_function(by_load::regprocedure, '$1', colocate_with := 'event_log');
+        END IF;
+    END LOOP;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_batch_here(text,text[],text[])'::regprocedure) THEN
         PERFORM create_distributed_function('loadflow_batch_here(text,text[],text[])'); -- on every node, as the batches call it there

@@ -88,6 +88,30 @@ class CitusSchemaTest {
         }
     }
 
+    /**
+     * Called where the probe's shard is not, each function refuses and its caller takes every load
+     * by itself: correct, but a statement per load. Each must be sent to its probe's node.
+     */
+    @Test
+    void theHotPathsFunctionsAreSentToTheNodeOfTheirFirstArgument() throws SQLException {
+        Map<String, String> byArgument = new LinkedHashMap<>();
+        try (Connection c = connect(); Statement sql = c.createStatement(); ResultSet rows = sql.executeQuery("""
+                SELECT p.proname, o.distribution_argument_index, o.colocationid
+                FROM pg_dist_object o JOIN pg_proc p ON o.classid = 'pg_proc'::regclass AND p.oid = o.objid
+                WHERE p.pronamespace = '%s'::regnamespace""".formatted(SCHEMA))) {
+            while (rows.next()) {
+                byArgument.put(rows.getString(1), rows.getString(2) + "/" + rows.getString(3));
+            }
+        }
+        String logsGroup = citusTables().get("event_log").get(2);
+
+        for (String function : List.of("loadflow_append_here", "loadflow_read_here", "loadflow_dispatched_here",
+                "loadflow_claim_outbox", "loadflow_claim_timers", "loadflow_next_fire_at")) {
+            assertThat(byArgument).as(function + ": by its first argument, co-located with the log")
+                    .containsEntry(function, "0/" + logsGroup);
+        }
+    }
+
     @Test
     void migratingAgainLeavesTheDistributionAsItIs() throws SQLException {
         Map<String, List<String>> before = citusTables();

@@ -64,15 +64,7 @@ class PgCitusClaimsTest {
         claimInto(claims, outbox.pending(1, clock.instant()));
 
         // the shard of the first node's probe goes to the other node: that probe now leads there too
-        String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('outbox') AS probe LIMIT 1")
-                .getFirst().get("probe").toString();
-        long shard = ((Number) PG.database().rows("SELECT get_shard_id_for_distribution_column('outbox', ?) AS shard", probe)
-                .getFirst().get("shard")).longValue();
-        int from = port(shard);
-        int to = ((Number) PG.database().rows("""
-                SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
-                ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
-        ShardMoves.move(PG.database(), shard, from, to);
+        ProbeMove move = moveFirstProbesShard();
         try {
             List<OutboxRow> batch;
             while (!(batch = outbox.pending(7, clock.instant())).isEmpty()) {
@@ -85,7 +77,7 @@ class PgCitusClaimsTest {
                 claimInto(claims, batch);
             }
         } finally {
-            ShardMoves.move(PG.database(), shard, to, from);
+            move.back();
         }
 
         assertThat(claims.keySet()).as("every row claimed").containsExactlyInAnyOrderElementsOf(staged);
@@ -114,20 +106,12 @@ class PgCitusClaimsTest {
         second.add(new Outbox.Dispatched(staleOne, UUID.randomUUID(), "SM-other-claim"));
 
         assertThat(outbox.markDispatchedAll(first)).as("every claim of the first half held").isEmpty();
-        String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('outbox') AS probe LIMIT 1")
-                .getFirst().get("probe").toString();
-        long shard = ((Number) PG.database().rows("SELECT get_shard_id_for_distribution_column('outbox', ?) AS shard", probe)
-                .getFirst().get("shard")).longValue();
-        int from = port(shard);
-        int to = ((Number) PG.database().rows("""
-                SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
-                ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
-        ShardMoves.move(PG.database(), shard, from, to);
+        ProbeMove move = moveFirstProbesShard();
         Set<String> stale;
         try {
             stale = outbox.markDispatchedAll(second);
         } finally {
-            ShardMoves.move(PG.database(), shard, to, from);
+            move.back();
         }
 
         assertThat(stale).as("only the row whose claim is not the dispatcher's").containsExactly(staleOne);
@@ -154,6 +138,27 @@ class PgCitusClaimsTest {
                        '{}', 'pending', 0, '2026-12-02T06:59:00Z', '2026-12-02T06:59:00Z'
                 FROM generate_series(0, %d) i""".formatted(n - 1));
         return ids;
+    }
+
+    /** A shard moved from one node to another, to be moved back. */
+    private record ProbeMove(long shard, int from, int to) {
+        void back() {
+            ShardMoves.move(PG.database(), shard, to, from);
+        }
+    }
+
+    /** Moves the outbox shard of the first node's probe to another node. */
+    private static ProbeMove moveFirstProbesShard() {
+        String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('outbox') AS probe LIMIT 1")
+                .getFirst().get("probe").toString();
+        long shard = ((Number) PG.database().rows("SELECT get_shard_id_for_distribution_column('outbox', ?) AS shard", probe)
+                .getFirst().get("shard")).longValue();
+        int from = port(shard);
+        int to = ((Number) PG.database().rows("""
+                SELECT nodeport FROM pg_dist_node WHERE shouldhaveshards AND isactive AND noderole = 'primary' AND nodeport <> ?
+                ORDER BY nodeport LIMIT 1""", from).getFirst().get("nodeport")).intValue();
+        ShardMoves.move(PG.database(), shard, from, to);
+        return new ProbeMove(shard, from, to);
     }
 
     private static int port(long shard) {
