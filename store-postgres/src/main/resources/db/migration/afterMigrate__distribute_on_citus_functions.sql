@@ -81,6 +81,24 @@ BEGIN
     $body$
     $fn$;
 
+    -- a load's shard of a table, locked against a move (shared, as Citus's own writes lock it), by its name; NULL when
+    -- the shard is not on this node (it left before the lock): what the functions that read or write one load's rows take
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_load_shard_here(rel regclass, load text) RETURNS text
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $body$
+    DECLARE
+        shard bigint := get_shard_id_for_distribution_column(rel, load);
+    BEGIN
+        PERFORM lock_shard_metadata(5, ARRAY[shard]);
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p JOIN pg_catalog.pg_dist_local_group g USING (groupid)
+                       WHERE p.shardid = shard) THEN
+            RETURN NULL;
+        END IF;
+        RETURN shard_name(rel, shard);
+    END
+    $body$
+    $fn$;
+
     -- an outbox claim on one node: of each channel (or of any, channels NULL) its number of the oldest due rows,
     -- one statement per shard
     EXECUTE $fn$
@@ -221,11 +239,10 @@ BEGIN
             o_correlations text[], o_causations text[], o_traces text[]) RETURNS TABLE (owned text, appended boolean)
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
-        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
         load text;
         expected bigint;
-        log_shard bigint;
-        outbox_shard bigint;
+        log_shard text;
+        outbox_shard text;
         latest bigint;
         logged int;
     BEGIN
@@ -233,13 +250,12 @@ BEGIN
             SELECT DISTINCT e.load_id, e.version FROM unnest(e_loads, versions) AS e(load_id, version)
             JOIN loadflow_batch_here(probe, before, e_loads) AS h(load_id) ON h.load_id = e.load_id
         LOOP
-            log_shard := get_shard_id_for_distribution_column('event_log', load);
-            outbox_shard := get_shard_id_for_distribution_column('outbox', load);
-            PERFORM lock_shard_metadata(5, ARRAY[least(log_shard, outbox_shard), greatest(log_shard, outbox_shard)]);
-            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = log_shard AND groupid = here);
+            log_shard := loadflow_load_shard_here('event_log', load);
+            CONTINUE WHEN log_shard IS NULL;
+            outbox_shard := loadflow_load_shard_here('outbox', load); -- co-located: here while the log's is locked
             owned := load;
             appended := false;
-            EXECUTE format('SELECT max(seq) FROM %s WHERE load_id = $1', shard_name('event_log', log_shard))
+            EXECUTE format('SELECT max(seq) FROM %s WHERE load_id = $1', log_shard)
                 INTO latest USING load;
             IF expected = coalesce(latest, 0) THEN
                 EXECUTE format($insert$
@@ -250,7 +266,7 @@ BEGIN
                     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[],
                                 $11::text[], $12::text[])
                          AS e(load_id, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
-                    WHERE e.load_id = $1$insert$, shard_name('event_log', log_shard))
+                    WHERE e.load_id = $1$insert$, log_shard)
                     USING load, expected, recorded, e_loads, ords, entry_ids, kinds, types, occurred, correlations,
                           causations, bodies;
                 GET DIAGNOSTICS logged = ROW_COUNT;
@@ -264,7 +280,7 @@ BEGIN
                                     $9::text[], $10::text[], $11::text[])
                              AS o(load_id, outbox_id, action_type, channel, payload, available_at, correlation_id,
                                   causation_id, traceparent)
-                        WHERE o.load_id = $1$insert$, shard_name('outbox', outbox_shard))
+                        WHERE o.load_id = $1$insert$, outbox_shard)
                         USING load, recorded, o_loads, o_ids, o_types, o_channels, o_payloads, o_available, o_correlations,
                               o_causations, o_traces;
                     appended := true;
@@ -286,19 +302,17 @@ BEGIN
         RETURNS TABLE (owned text, seq bigint, kind text, recorded_at timestamptz, body text)
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
-        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
         load text;
         after bigint;
-        shard bigint;
+        shard text;
     BEGIN
         FOR load, after IN
             SELECT r.load_id, r.after FROM unnest(loads, afters) AS r(load_id, after)
             WHERE r.load_id IN (SELECT h.load_id FROM loadflow_batch_here(probe, before, loads) AS h(load_id))
             ORDER BY r.load_id
         LOOP
-            shard := get_shard_id_for_distribution_column('event_log', load);
-            PERFORM lock_shard_metadata(5, ARRAY[shard]);
-            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = shard AND groupid = here);
+            shard := loadflow_load_shard_here('event_log', load);
+            CONTINUE WHEN shard IS NULL;
             owned := load;
             seq := NULL;
             kind := NULL;
@@ -307,7 +321,7 @@ BEGIN
             RETURN NEXT;
             RETURN QUERY EXECUTE format($read$
                 SELECT $1, l.seq, l.kind, l.recorded_at, l.body::text FROM %s l
-                WHERE l.load_id = $1 AND l.seq > $2 ORDER BY l.seq$read$, shard_name('event_log', shard))
+                WHERE l.load_id = $1 AND l.seq > $2 ORDER BY l.seq$read$, shard)
                 USING load, after;
         END LOOP;
     END
@@ -324,9 +338,8 @@ BEGIN
         RETURNS TABLE (owned text, marked boolean)
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
     DECLARE
-        here int := (SELECT groupid FROM pg_catalog.pg_dist_local_group);
         sent record;
-        shard bigint;
+        shard text;
         changed int;
     BEGIN
         FOR sent IN
@@ -335,13 +348,11 @@ BEGIN
             WHERE m.load_id IN (SELECT h.load_id FROM loadflow_batch_here(probe, before, loads) AS h(load_id))
             ORDER BY m.outbox_id
         LOOP
-            shard := get_shard_id_for_distribution_column('outbox', sent.load_id);
-            PERFORM lock_shard_metadata(5, ARRAY[shard]);
-            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement WHERE shardid = shard AND groupid = here);
+            shard := loadflow_load_shard_here('outbox', sent.load_id);
+            CONTINUE WHEN shard IS NULL;
             EXECUTE format($mark$
                 UPDATE %s SET status = 'dispatched', receipt = $3, dispatched_at = $4, claim_token = NULL, claimed_until = NULL
-                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5$mark$,
-                shard_name('outbox', shard))
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5$mark$, shard)
                 USING sent.outbox_id, sent.claim_token, sent.receipt, at, sent.load_id;
             GET DIAGNOSTICS changed = ROW_COUNT;
             owned := sent.outbox_id;
@@ -372,12 +383,16 @@ BEGIN
         END IF;
     END LOOP;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
+                   WHERE objid = 'loadflow_load_shard_here(regclass,text)'::regprocedure) THEN
+        PERFORM create_distributed_function('loadflow_load_shard_here(regclass,text)'); -- on every node, as the functions above call it there
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_batch_here(text,text[],text[])'::regprocedure) THEN
         PERFORM create_distributed_function('loadflow_batch_here(text,text[],text[])'); -- on every node, as the batches call it there
     END IF;
     -- the services' role may call the functions (the claims run as the schema's owner, who alone may lock a shard's
     -- placement), nobody else: the console's reader neither claims nor appends
-    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
+    REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_load_shard_here(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
         loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
         loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[])
