@@ -11,6 +11,8 @@
 -- * A batch's read: loadflow_read_here, distributed and called as the append is, reads the node's loads of the batch.
 -- * A dispatcher's marks: loadflow_dispatched_here, distributed as the append is and called once per node with the
 --   node's probe, sets the node's rows of the marks dispatched in one local transaction.
+-- * A dispatcher's timers: loadflow_timers_here, distributed and called as the marks are, schedules or cancels the
+--   node's timers of a group in one local transaction.
 -- * The claims, by node: loadflow_claim_outbox, loadflow_claim_timers and loadflow_next_fire_at
 --   are distributed by their first argument, a probe: a load id chosen so that its shard lies on
 --   one node. Citus sends such a call to that node, where the function works on the node's own
@@ -363,6 +365,58 @@ BEGIN
     $body$
     $fn$;
 
+    -- a dispatcher's timers on one node: of the timers given, those whose loads' shards lie here, each scheduled
+    -- (cancel false: created unless it exists) or cancelled (cancel true: a scheduled one cancelled, an unknown one left
+    -- as a tombstone at the time given) straight in its shard of timers (locked against a move, as the append does), in
+    -- timer id order, as on one PostgreSQL; a row per such timer, whether it was created or cancelled. Nothing when a
+    -- probe called before (before) leads here too; a timer whose shard left this node before the lock is not taken
+    -- here: the caller sends it by itself
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_timers_here(probe text, before text[], cancel boolean, ids text[], loads text[],
+                                                    asks text[], attempts int[], fire_ats timestamptz[],
+                                                    correlations text[], traces text[], at timestamptz)
+        RETURNS TABLE (owned text, changed boolean)
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
+    DECLARE
+        timer record;
+        shard text;
+        rows_changed int;
+    BEGIN
+        FOR timer IN
+            SELECT t.timer_id, t.load_id, t.ask_id, t.attempt, t.fire_at, t.correlation_id, t.traceparent
+            FROM unnest(ids, loads, asks, attempts, fire_ats, correlations, traces)
+                 AS t(timer_id, load_id, ask_id, attempt, fire_at, correlation_id, traceparent)
+            WHERE t.load_id IN (SELECT h.load_id FROM loadflow_batch_here(probe, before, loads) AS h(load_id))
+            ORDER BY t.timer_id
+        LOOP
+            shard := loadflow_load_shard_here('timers', timer.load_id);
+            CONTINUE WHEN shard IS NULL;
+            IF cancel THEN
+                EXECUTE format($cancel$
+                    INSERT INTO %s AS t (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
+                    VALUES ($1, $2, $3, $4, $5, 'cancelled', $5, $5)
+                    ON CONFLICT (load_id, timer_id) DO UPDATE
+                        SET status = 'cancelled', cancelled_at = excluded.cancelled_at, claimed_until = NULL
+                        WHERE t.status = 'scheduled'$cancel$, shard)
+                    USING timer.timer_id, timer.load_id, timer.ask_id, timer.attempt, at;
+            ELSE
+                EXECUTE format($schedule$
+                    INSERT INTO %s (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id,
+                                    traceparent)
+                    VALUES ($1, $2, $3, $4, $5, 'scheduled', $6, $7, $8)
+                    ON CONFLICT (load_id, timer_id) DO NOTHING$schedule$, shard)
+                    USING timer.timer_id, timer.load_id, timer.ask_id, timer.attempt, timer.fire_at, at,
+                          timer.correlation_id, timer.traceparent;
+            END IF;
+            GET DIAGNOSTICS rows_changed = ROW_COUNT;
+            owned := timer.timer_id;
+            changed := rows_changed = 1;
+            RETURN NEXT;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
     -- Citus keeps every function it propagates in pg_dist_object; the claims are distributed once
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                    WHERE objid = 'loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[])'::regprocedure
@@ -376,7 +430,8 @@ BEGIN
     FOREACH by_load IN ARRAY ARRAY[
             'loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])',
             'loadflow_read_here(text,text[],text[],bigint[])',
-            'loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)'] LOOP
+            'loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)',
+            'loadflow_timers_here(text,text[],boolean,text[],text[],text[],int[],timestamptz[],text[],text[],timestamptz)'] LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
                        WHERE objid = by_load::regprocedure AND distribution_argument_index IS NOT NULL) THEN
             PERFORM create_distributed_function(by_load::regprocedure, '$1', colocate_with := 'event_log');
@@ -395,13 +450,15 @@ BEGIN
     REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_load_shard_here(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
         loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
-        loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[])
+        loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[]),
+        loadflow_timers_here(text,text[],boolean,text[],text[],text[],int[],timestamptz[],text[],text[],timestamptz)
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
         GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
             loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
-            loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[])
+            loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[]),
+        loadflow_timers_here(text,text[],boolean,text[],text[],text[],int[],timestamptz[],text[],text[],timestamptz)
             TO loadflow_app;
     END IF;
 END

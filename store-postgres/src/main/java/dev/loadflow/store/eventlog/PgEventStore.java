@@ -239,24 +239,16 @@ public final class PgEventStore implements EventStore {
         String[] loads = versions.keySet().toArray(String[]::new);
         Long[] after = versions.values().toArray(Long[]::new);
         Set<String> owned = new HashSet<>();
-        for (Future<RowSet<Row>> call : nodes.onEveryNode(OnCitus.READ_HERE, Tuple.tuple().addArrayOfString(loads).addArrayOfLong(after))) {
-            if (call.failed()) {
-                if (nodes.refused(call.cause())) {
-                    continue;
-                }
-                throw runtime(call.cause());
+        for (Row row : nodes.rowsOfEveryNode(OnCitus.READ_HERE, Tuple.tuple().addArrayOfString(loads).addArrayOfLong(after))) {
+            String loadId = row.getString("owned");
+            owned.add(loadId);
+            if (row.getLong("seq") == null) {
+                continue;
             }
-            for (Row row : call.result()) {
-                String loadId = row.getString("owned");
-                owned.add(loadId);
-                if (row.getLong("seq") == null) {
-                    continue;
-                }
-                if (isMarker(row)) {
-                    archived.add(loadId);
-                }
-                byLoad.get(loadId).add(entry(row));
+            if (isMarker(row)) {
+                archived.add(loadId);
             }
+            byLoad.get(loadId).add(entry(row));
         }
         List<String> left = versions.keySet().stream().filter(id -> !owned.contains(id)).toList();
         List<Future<RowSet<Row>>> reads = new ArrayList<>();

@@ -390,18 +390,10 @@ public final class PgOutbox implements Outbox {
                 .addArrayOfString(rows.stream().map(row -> loadOf(row.outboxId())).toArray(String[]::new))
                 .addOffsetDateTime(now);
         java.util.Set<String> owned = new java.util.HashSet<>();
-        for (Future<RowSet<Row>> call : nodes.onEveryNode(OnCitus.DISPATCHED_HERE, marks)) {
-            if (call.failed()) {
-                if (nodes.refused(call.cause())) {
-                    continue;
-                }
-                throw call.cause() instanceof RuntimeException e ? e : new IllegalStateException(call.cause());
-            }
-            for (Row row : call.result()) {
-                owned.add(row.getString("owned"));
-                if (row.getBoolean("marked")) {
-                    stale.remove(row.getString("owned"));
-                }
+        for (Row row : nodes.rowsOfEveryNode(OnCitus.DISPATCHED_HERE, marks)) {
+            owned.add(row.getString("owned"));
+            if (row.getBoolean("marked")) {
+                stale.remove(row.getString("owned"));
             }
         }
         List<Dispatched> left = rows.stream().filter(row -> !owned.contains(row.outboxId())).toList();

@@ -108,6 +108,25 @@ public final class CitusNodes {
         return calls;
     }
 
+    /**
+     * {@link #onEveryNode}, the rows of every node that answered: a node's refusal of its probe
+     * leaves its rows to the caller (they are not among those returned); any other failure is
+     * thrown, after every call answered.
+     */
+    public List<Row> rowsOfEveryNode(String statement, Tuple rest) {
+        List<Row> rows = new ArrayList<>();
+        for (Future<RowSet<Row>> call : onEveryNode(statement, rest)) {
+            if (call.failed()) {
+                if (refused(call.cause())) {
+                    continue;
+                }
+                throw call.cause() instanceof RuntimeException e ? e : new IllegalStateException(call.cause());
+            }
+            call.result().forEach(rows::add);
+        }
+        return rows;
+    }
+
     /** Waits until every call answered; a failure is thrown only when some call never did (told apart call by call else). */
     public static void awaitEvery(List<Future<RowSet<Row>>> calls) {
         try {

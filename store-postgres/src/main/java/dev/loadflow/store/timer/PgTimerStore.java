@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * {@link TimerStore} on PostgreSQL. Due timers are claimed in one statement with
@@ -106,8 +108,8 @@ public final class PgTimerStore implements TimerStore {
     /**
      * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}): the
      * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it, and many
-     * timers are scheduled or cancelled by one statement each, all sent at once, so that none is
-     * a transaction over every node ({@link #eachOnItsShard}); Citus locks no rows of many shards
+     * timers are scheduled or cancelled by one call per node ({@link #byNode}), so that none is
+     * a transaction over every node; Citus locks no rows of many shards
      * in one statement, so a claim and the look for the next
      * {@code fire_at} go a node at a time ({@link CitusNodes}): {@code loadflow_claim_timers}
      * and {@code loadflow_next_fire_at} run on the node that holds their probe's shard and work
@@ -120,6 +122,15 @@ public final class PgTimerStore implements TimerStore {
         static final String CANCEL = PgTimerStore.CANCEL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
         static final String CLAIM_DUE = "SELECT " + COLUMNS + " FROM loadflow_claim_timers($1, $2, $3, $4)";
         static final String NEXT_FIRE_AT = "SELECT loadflow_next_fire_at($1) AS fire_at";
+
+        /**
+         * {@link PgTimerStore#SCHEDULE_ALL} or {@link PgTimerStore#CANCEL_ALL} a node at a time: $1 the
+         * node's probe, $2 the probes called before it, $3 whether to cancel, $4–$7 ids, loads, asks
+         * and attempts, $8 fire times, $9 correlation ids, $10 traceparents, $11 now;
+         * {@code loadflow_timers_here} writes the node's timers in one local transaction, a row back
+         * per timer of that node ({@code owned}) with whether it was created or cancelled.
+         */
+        static final String TIMERS_HERE = "SELECT owned, changed FROM loadflow_timers_here($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
         private OnCitus() {
         }
@@ -197,17 +208,20 @@ public final class PgTimerStore implements TimerStore {
         if (nodes != null) {
             Map<TimerId, Timer> distinct = new LinkedHashMap<>();
             batch.forEach(timer -> distinct.putIfAbsent(timer.timerId(), timer));
+            List<Timer> timers = List.copyOf(distinct.values());
             OffsetDateTime now = Pg.at(clock.instant());
-            created = eachOnItsShard(schedule, distinct.values().stream().map(t -> Map.entry(t.timerId(), Tuple.of(
-                    t.timerId().toString(), t.timerId().loadId(), t.timerId().askId().toString(), t.timerId().attempt(),
-                    Pg.at(t.fireAt()), now, t.correlationId(), t.traceparent()))).toList());
+            Tuple group = ids(Tuple.tuple().addBoolean(false), List.copyOf(distinct.keySet()))
+                    .addArrayOfOffsetDateTime(timers.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
+                    .addArrayOfString(timers.stream().map(Timer::correlationId).toArray(String[]::new))
+                    .addArrayOfString(timers.stream().map(Timer::traceparent).toArray(String[]::new))
+                    .addOffsetDateTime(now);
+            created = byNode(group, distinct.keySet(), left -> eachOnItsShard(schedule, left.stream()
+                    .map(distinct::get).map(t -> Map.entry(t.timerId(), Tuple.of(t.timerId().toString(), t.timerId().loadId(),
+                            t.timerId().askId().toString(), t.timerId().attempt(), Pg.at(t.fireAt()), now,
+                            t.correlationId(), t.traceparent()))).toList()));
         } else {
             Set<TimerId> inserted = new HashSet<>();
-            Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(Tuple.tuple()
-                    .addArrayOfString(batch.stream().map(t -> t.timerId().toString()).toArray(String[]::new))
-                    .addArrayOfString(batch.stream().map(t -> t.timerId().loadId()).toArray(String[]::new))
-                    .addArrayOfString(batch.stream().map(t -> t.timerId().askId().toString()).toArray(String[]::new))
-                    .addArrayOfInteger(batch.stream().map(t -> t.timerId().attempt()).toArray(Integer[]::new))
+            Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(ids(Tuple.tuple(), batch.stream().map(Timer::timerId).toList())
                     .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
                     .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
                     .addOffsetDateTime(Pg.at(clock.instant()))
@@ -229,18 +243,51 @@ public final class PgTimerStore implements TimerStore {
             return Set.of();
         }
         if (nodes != null) {
-            return eachOnItsShard(cancel, distinct.stream().map(id -> Map.entry(id, Tuple.of(id.toString(), id.loadId(),
-                    id.askId().toString(), id.attempt(), Pg.at(now)))).toList());
+            OffsetDateTime at = Pg.at(now);
+            Tuple group = ids(Tuple.tuple().addBoolean(true), distinct)
+                    .addArrayOfOffsetDateTime(distinct.stream().map(id -> at).toArray(OffsetDateTime[]::new))
+                    .addArrayOfString(new String[distinct.size()])
+                    .addArrayOfString(new String[distinct.size()])
+                    .addOffsetDateTime(at);
+            return byNode(group, distinct, left -> eachOnItsShard(cancel, left.stream().map(id -> Map.entry(id,
+                    Tuple.of(id.toString(), id.loadId(), id.askId().toString(), id.attempt(), at))).toList()));
         }
         Set<TimerId> cancelled = new HashSet<>();
-        Pg.await(pool.preparedQuery(CANCEL_ALL).execute(Tuple.tuple()
-                .addArrayOfString(distinct.stream().map(TimerId::toString).toArray(String[]::new))
-                .addArrayOfString(distinct.stream().map(TimerId::loadId).toArray(String[]::new))
-                .addArrayOfString(distinct.stream().map(id -> id.askId().toString()).toArray(String[]::new))
-                .addArrayOfInteger(distinct.stream().map(TimerId::attempt).toArray(Integer[]::new))
-                .addOffsetDateTime(Pg.at(now))))
+        Pg.await(pool.preparedQuery(CANCEL_ALL).execute(ids(Tuple.tuple(), distinct).addOffsetDateTime(Pg.at(now))))
                 .forEach(row -> cancelled.add(TimerId.parse(row.getString("timer_id"))));
         return cancelled;
+    }
+
+    /** Adds the timers' ids, loads, asks and attempts to {@code params}, an array each. */
+    private static Tuple ids(Tuple params, List<TimerId> timerIds) {
+        return params
+                .addArrayOfString(timerIds.stream().map(TimerId::toString).toArray(String[]::new))
+                .addArrayOfString(timerIds.stream().map(TimerId::loadId).toArray(String[]::new))
+                .addArrayOfString(timerIds.stream().map(id -> id.askId().toString()).toArray(String[]::new))
+                .addArrayOfInteger(timerIds.stream().map(TimerId::attempt).toArray(Integer[]::new));
+    }
+
+    /**
+     * On Citus: every node schedules or cancels its timers of the group at once, in one local
+     * transaction ({@link OnCitus#TIMERS_HERE}); a timer no node took (its shard was moving, or lies
+     * on a node added since the probes were read) is then sent {@code alone}. Returns the timers
+     * created or cancelled.
+     */
+    private Set<TimerId> byNode(Tuple group, Collection<TimerId> timerIds,
+                                Function<List<TimerId>, Set<TimerId>> alone) {
+        Set<String> owned = new HashSet<>();
+        Set<TimerId> changed = new HashSet<>();
+        for (Row row : nodes.rowsOfEveryNode(OnCitus.TIMERS_HERE, group)) {
+            owned.add(row.getString("owned"));
+            if (row.getBoolean("changed")) {
+                changed.add(TimerId.parse(row.getString("owned")));
+            }
+        }
+        List<TimerId> left = timerIds.stream().filter(id -> !owned.contains(id.toString())).toList();
+        if (!left.isEmpty()) {
+            changed.addAll(alone.apply(left));
+        }
+        return changed;
     }
 
     /**

@@ -1,10 +1,15 @@
 package dev.loadflow.store.citus;
 
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.CitusNodes;
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.timer.PgTimerStore;
+import dev.loadflow.store.timer.Timer;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Citus did not send to its probe's node is refused rather than coming back empty, and when a
  * shard moves to another node while rows wait, every row is still claimed, once, as soon as the
  * claimant reads the nodes again; and a dispatcher's marks, a node at a time, set each row whose
- * claim holds dispatched once, wherever its shard went.
+ * claim holds dispatched once, wherever its shard went, as its timers, a node at a time, are
+ * scheduled and cancelled once each.
  */
 class PgCitusClaimsTest {
 
@@ -119,6 +126,46 @@ class PgCitusClaimsTest {
                 + " AND claim_token IS NULL")).as("every other row dispatched with its receipt").isEqualTo(staged.size() - 1);
         assertThat(PG.database().rows("SELECT status, receipt FROM outbox WHERE outbox_id = ?", staleOne).getFirst())
                 .as("the stale claim's row is left as it was").containsEntry("status", "pending").containsEntry("receipt", null);
+    }
+
+    @Test
+    void aDispatchersTimersReachEveryNodeOnceWhereverTheirShardsWentAndACancelStillWins() {
+        FakeClock clock = FakeClock.at(T0);
+        PgTimerStore store = new PgTimerStore(PG.pool(), clock, Duration.ofSeconds(90), Wakeups.NONE, null, true);
+        List<Timer> timers = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            timers.add(Timer.schedule(TimerId.of("citus-timers-" + i, AskId.of("eta_request", "ping_0700"), 1),
+                    T0.plus(Duration.ofMinutes(5)), "c-" + i));
+        }
+        List<TimerId> ids = timers.stream().map(Timer::timerId).toList();
+        // three cancels overtake their schedules: they leave tombstones, and the late schedules create nothing
+        assertThat(store.cancelAll(ids.subList(0, 3), T0)).as("the tombstones").containsExactlyInAnyOrderElementsOf(ids.subList(0, 3));
+        assertThat(store.scheduleAll(timers.subList(0, 12))).as("the first half, but the tombstoned")
+                .containsExactlyInAnyOrderElementsOf(ids.subList(3, 12));
+        assertThat(PG.database().count("SELECT count(DISTINCT nodeport) FROM citus_shards s JOIN timers t "
+                + "ON s.shardid = get_shard_id_for_distribution_column('timers', t.load_id)"))
+                .as("the timers lie on both nodes").isEqualTo(2);
+
+        // the shard of the first node's probe goes to the other node before the second half
+        ProbeMove move = moveFirstProbesShard();
+        Set<TimerId> created;
+        Set<TimerId> cancelled;
+        try {
+            List<Timer> again = new ArrayList<>(timers.subList(12, 24));
+            again.addAll(timers.subList(3, 6));
+            created = store.scheduleAll(again);
+            cancelled = store.cancelAll(ids.subList(9, 15), T0.plus(Duration.ofMinutes(1)));
+        } finally {
+            move.back();
+        }
+
+        assertThat(created).as("each new timer of the second half created once, none of the first again")
+                .containsExactlyInAnyOrderElementsOf(ids.subList(12, 24));
+        assertThat(cancelled).as("each scheduled timer cancelled").containsExactlyInAnyOrderElementsOf(ids.subList(9, 15));
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(store.due(clock.instant(), 100)).extracting(Timer::timerId).as("what is left to fire, once each")
+                .containsExactlyInAnyOrderElementsOf(Stream.concat(ids.subList(3, 9).stream(), ids.subList(15, 24).stream()).toList());
+        assertThat(PG.database().count("SELECT count(*) FROM timers WHERE status = 'cancelled'")).as("nine cancelled").isEqualTo(9);
     }
 
     private static void claimInto(Map<String, Integer> claims, List<OutboxRow> rows) {
