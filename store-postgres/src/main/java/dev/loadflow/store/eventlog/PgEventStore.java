@@ -233,13 +233,15 @@ public final class PgEventStore implements EventStore {
     /**
      * On Citus: every node reads its loads of the batch at once ({@link OnCitus#READ_HERE}); a load
      * no node took (its shard was moving, or lies on a node added since the probes were read) is
-     * then read by itself, routed to its shard.
+     * then read by itself, routed to its shard, as every load is when they are fewer than the nodes.
      */
     private void readByNode(Map<String, Long> versions, Map<String, List<RecordedEntry>> byLoad, Set<String> archived) {
         String[] loads = versions.keySet().toArray(String[]::new);
         Long[] after = versions.values().toArray(Long[]::new);
         Set<String> owned = new HashSet<>();
-        for (Row row : nodes.rowsOfEveryNode(OnCitus.READ_HERE, Tuple.tuple().addArrayOfString(loads).addArrayOfLong(after))) {
+        List<Row> read = nodes.fewerThanNodes(loads.length) ? List.of()
+                : nodes.rowsOfEveryNode(OnCitus.READ_HERE, Tuple.tuple().addArrayOfString(loads).addArrayOfLong(after));
+        for (Row row : read) {
             String loadId = row.getString("owned");
             owned.add(loadId);
             if (row.getLong("seq") == null) {
@@ -384,8 +386,8 @@ public final class PgEventStore implements EventStore {
     }
 
     /**
-     * Runs {@link #APPEND}; on a distributed log one load by {@link #eachOnItsNode}, a batch
-     * {@link #byNode}.
+     * Runs {@link #APPEND}; on a distributed log fewer loads than nodes by {@link #eachOnItsNode},
+     * a batch {@link #byNode}.
      */
     private Written write(List<Append> appends) {
         OffsetDateTime now = Pg.at(clock.instant());
@@ -396,7 +398,7 @@ public final class PgEventStore implements EventStore {
             Set<String> loads = new HashSet<>();
             Pg.await(pool.preparedQuery(APPEND).execute(params)).forEach(row -> loads.add(row.getString("load_id")));
             written = new Written(loads, null);
-        } else if (appends.size() == 1) {
+        } else if (nodes.fewerThanNodes(appends.size())) {
             written = eachOnItsNode(appends, now);
         } else {
             written = byNode(appends, now);

@@ -379,7 +379,8 @@ public final class PgOutbox implements Outbox {
     /**
      * On Citus: every node marks its rows at once ({@link OnCitus#DISPATCHED_HERE}); a row no node
      * took (its shard was moving, or lies on a node added since the probes were read) is then
-     * marked by itself, on its shard. Citus cannot update from a set-returning function.
+     * marked by itself, on its shard, as every row is when their loads are fewer than the nodes.
+     * Citus cannot update from a set-returning function.
      */
     private java.util.Set<String> markDispatchedByNode(List<Dispatched> rows, java.util.Set<String> stale) {
         OffsetDateTime now = Pg.at(clock.instant());
@@ -390,7 +391,9 @@ public final class PgOutbox implements Outbox {
                 .addArrayOfString(rows.stream().map(row -> loadOf(row.outboxId())).toArray(String[]::new))
                 .addOffsetDateTime(now);
         java.util.Set<String> owned = new java.util.HashSet<>();
-        for (Row row : nodes.rowsOfEveryNode(OnCitus.DISPATCHED_HERE, marks)) {
+        List<Row> marked = nodes.fewerThanNodes((int) rows.stream().map(row -> loadOf(row.outboxId())).distinct().count())
+                ? List.of() : nodes.rowsOfEveryNode(OnCitus.DISPATCHED_HERE, marks);
+        for (Row row : marked) {
             owned.add(row.getString("owned"));
             if (row.getBoolean("marked")) {
                 stale.remove(row.getString("owned"));

@@ -57,6 +57,25 @@ public final class CitusNodes {
 
     /** The probes, one per node, starting one node further than the last call did. */
     public List<String> inTurn() {
+        List<String> known = known();
+        int start = Math.floorMod(turn.getAndIncrement(), Math.max(known.size(), 1));
+        List<String> ordered = new ArrayList<>(known.size());
+        for (int i = 0; i < known.size(); i++) {
+            ordered.add(known.get((start + i) % known.size()));
+        }
+        return ordered;
+    }
+
+    /**
+     * Whether rows of {@code loads} loads are fewer than the nodes: sent a node at a time
+     * ({@link #onEveryNode}) they would cost a call on every node, some with nothing to do, where
+     * each load by itself costs one call.
+     */
+    public boolean fewerThanNodes(int loads) {
+        return loads < known().size();
+    }
+
+    private List<String> known() {
         Instant now = clock.instant();
         List<String> known = probes;
         if (known.isEmpty() || !now.isBefore(readAt.plus(refresh))) {
@@ -64,12 +83,7 @@ public final class CitusNodes {
             probes = known;
             readAt = now;
         }
-        int start = Math.floorMod(turn.getAndIncrement(), Math.max(known.size(), 1));
-        List<String> ordered = new ArrayList<>(known.size());
-        for (int i = 0; i < known.size(); i++) {
-            ordered.add(known.get((start + i) % known.size()));
-        }
-        return ordered;
+        return known;
     }
 
     /**

@@ -270,11 +270,14 @@ public final class PgTimerStore implements TimerStore {
     /**
      * On Citus: every node schedules or cancels its timers of the group at once, in one local
      * transaction ({@link OnCitus#TIMERS_HERE}); a timer no node took (its shard was moving, or lies
-     * on a node added since the probes were read) is then sent {@code alone}. Returns the timers
-     * created or cancelled.
+     * on a node added since the probes were read) is then sent {@code alone}, as every timer is when
+     * the group's loads are fewer than the nodes. Returns the timers created or cancelled.
      */
     private Set<TimerId> byNode(Tuple group, Collection<TimerId> timerIds,
                                 Function<List<TimerId>, Set<TimerId>> alone) {
+        if (nodes.fewerThanNodes((int) timerIds.stream().map(TimerId::loadId).distinct().count())) {
+            return alone.apply(List.copyOf(timerIds));
+        }
         Set<String> owned = new HashSet<>();
         Set<TimerId> changed = new HashSet<>();
         for (Row row : nodes.rowsOfEveryNode(OnCitus.TIMERS_HERE, group)) {
