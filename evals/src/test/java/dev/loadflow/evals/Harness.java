@@ -131,7 +131,7 @@ public final class Harness implements AutoCloseable {
 
     private Harness(String name, Instant start, QueueFactory queues) throws IOException {
         clock = FakeClock.at(start);
-        database = PostgresServer.get().createDatabase("eval_" + name);
+        database = PostgresServer.get().lendDatabase("eval_" + name);
         vertx = Vertx.vertx();
         pool = database.pool(vertx, 8);
         channels = ChannelSimulator.start(0, null);

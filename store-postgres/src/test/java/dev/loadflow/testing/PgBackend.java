@@ -13,7 +13,8 @@ import java.time.Duration;
 /**
  * A JUnit extension giving a PostgreSQL contract suite its own migrated database, a Vert.x
  * pool and LISTEN/NOTIFY wake-ups; register it as a static field with
- * {@code @RegisterExtension}. Everything is dropped after the suite.
+ * {@code @RegisterExtension}. Everything is dropped after the suite (on a Citus coordinator the
+ * schema is emptied and lent to the next suite: {@link PostgresServer#lendDatabase}).
  */
 public final class PgBackend implements BeforeAllCallback, AfterAllCallback {
 
@@ -30,7 +31,7 @@ public final class PgBackend implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        database = PostgresServer.get().createDatabase(purpose);
+        database = PostgresServer.get().lendDatabase(purpose);
         vertx = Vertx.vertx();
         pool = database.pool(vertx, 16);
         notifications = PgNotifications.listen(vertx, database.connectOptions(), Duration.ofSeconds(1),

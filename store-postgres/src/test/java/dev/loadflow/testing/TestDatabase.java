@@ -22,11 +22,27 @@ public final class TestDatabase implements AutoCloseable {
     private final PostgresServer server;
     private final String name;
     private final String schema;
+    /** Lent by the server ({@link PostgresServer#lendDatabase}): given back when closed, not dropped. */
+    private final boolean lent;
 
     TestDatabase(PostgresServer server, String name, String schema) {
+        this(server, name, schema, false);
+    }
+
+    private TestDatabase(PostgresServer server, String name, String schema, boolean lent) {
         this.server = server;
         this.name = name;
         this.schema = schema;
+        this.lent = lent;
+    }
+
+    /** This schema, to be given back to the server when closed. */
+    TestDatabase lent() {
+        return new TestDatabase(server, name, schema, true);
+    }
+
+    String schema() {
+        return schema;
     }
 
     public String name() {
@@ -143,7 +159,9 @@ public final class TestDatabase implements AutoCloseable {
 
     @Override
     public void close() {
-        if (schema == null) {
+        if (lent) {
+            server.giveBack(this);
+        } else if (schema == null) {
             server.dropDatabase(name);
         } else {
             server.dropSchema(schema);
