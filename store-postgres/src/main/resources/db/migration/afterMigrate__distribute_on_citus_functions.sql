@@ -9,6 +9,8 @@
 --   probe (below): each node writes the batch's loads whose shards it holds, in one local
 --   transaction of its own.
 -- * A batch's read: loadflow_read_here, distributed and called as the append is, reads the node's loads of the batch.
+-- * An ingest's question: loadflow_contains_here, distributed and called as the append is, tells which of the node's
+--   events of a batch its loads' logs hold.
 -- * A dispatcher's marks: loadflow_dispatched_here, distributed as the append is and called once per node with the
 --   node's probe, sets the node's rows of the marks dispatched in one local transaction.
 -- * A dispatcher's timers: loadflow_timers_here, distributed and called as the marks are, schedules or cancels the
@@ -330,6 +332,39 @@ BEGIN
     $body$
     $fn$;
 
+    -- an ingest's question on one node: of the (load, entry) pairs given, those whose loads' shards lie here, each with
+    -- whether the load's log or its archive holds the entry, read straight from their shards (locked against a move, as
+    -- the read does). Nothing when a probe called before (before) leads here too; a pair whose shard left this node
+    -- before the lock is not answered here: the caller asks for it by itself
+    EXECUTE $fn$
+    CREATE OR REPLACE FUNCTION loadflow_contains_here(probe text, before text[], loads text[], entry_ids text[])
+        RETURNS TABLE (owned text, entry_id text, held boolean)
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $body$
+    DECLARE
+        pair record;
+        log_shard text;
+        archive_shard text;
+    BEGIN
+        FOR pair IN
+            SELECT c.load_id, c.entry_id FROM unnest(loads, entry_ids) AS c(load_id, entry_id)
+            WHERE c.load_id IN (SELECT h.load_id FROM loadflow_batch_here(probe, before, loads) AS h(load_id))
+            ORDER BY c.load_id
+        LOOP
+            log_shard := loadflow_load_shard_here('event_log', pair.load_id);
+            CONTINUE WHEN log_shard IS NULL;
+            archive_shard := loadflow_load_shard_here('event_log_archive', pair.load_id); -- co-located: here as the log's
+            EXECUTE format($ask$
+                SELECT EXISTS (SELECT 1 FROM %s WHERE load_id = $1 AND entry_id = $2)
+                    OR EXISTS (SELECT 1 FROM %s WHERE load_id = $1 AND entry_id = $2)$ask$, log_shard, archive_shard)
+                INTO held USING pair.load_id, pair.entry_id;
+            owned := pair.load_id;
+            entry_id := pair.entry_id;
+            RETURN NEXT;
+        END LOOP;
+    END
+    $body$
+    $fn$;
+
     -- a dispatcher's marks on one node: of the rows given, those whose loads' shards lie here, each set dispatched with
     -- its receipt if its claim still holds, straight in its shard of the outbox (locked against a move, as the append
     -- does); a row per such outbox row, whether it was marked. Nothing when a probe called before (before) leads here
@@ -430,6 +465,7 @@ BEGIN
     FOREACH by_load IN ARRAY ARRAY[
             'loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[])',
             'loadflow_read_here(text,text[],text[],bigint[])',
+            'loadflow_contains_here(text,text[],text[],text[])',
             'loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz)',
             'loadflow_timers_here(text,text[],boolean,text[],text[],text[],int[],timestamptz[],text[],text[],timestamptz)'] LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object
@@ -450,14 +486,14 @@ BEGIN
     REVOKE EXECUTE ON FUNCTION loadflow_local_shards(regclass,text), loadflow_load_shard_here(regclass,text), loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
         loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
         loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
-        loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[]),
+        loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[]), loadflow_contains_here(text,text[],text[],text[]),
         loadflow_timers_here(text,text[],boolean,text[],text[],text[],int[],timestamptz[],text[],text[],timestamptz)
         FROM PUBLIC;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN
         GRANT EXECUTE ON FUNCTION loadflow_next_fire_at(text), loadflow_batch_here(text,text[],text[]),
             loadflow_claim_outbox(text,timestamptz,timestamptz,text[],int[]), loadflow_claim_timers(text,timestamptz,timestamptz,int),
             loadflow_append_here(text,text[],timestamptz,text[],bigint[],int[],text[],text[],text[],timestamptz[],text[],text[],text[],text[],text[],text[],text[],text[],timestamptz[],text[],text[],text[]),
-            loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[]),
+            loadflow_dispatched_here(text,text[],text[],uuid[],text[],text[],timestamptz), loadflow_read_here(text,text[],text[],bigint[]), loadflow_contains_here(text,text[],text[],text[]),
         loadflow_timers_here(text,text[],boolean,text[],text[],text[],int[],timestamptz[],text[],text[],timestamptz)
             TO loadflow_app;
     END IF;

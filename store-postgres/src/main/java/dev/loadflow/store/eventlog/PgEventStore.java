@@ -145,6 +145,13 @@ public final class PgEventStore implements EventStore {
          */
         static final String READ_HERE = "SELECT owned, seq, kind, recorded_at, body FROM loadflow_read_here($1, $2, $3, $4)";
 
+        /**
+         * {@link PgEventStore#CONTAINS_ANY} a node at a time: $1 the node's probe, $2 the probes called
+         * before it, $3 loads, $4 entry ids, a pair each; {@code loadflow_contains_here} answers for
+         * the node's pairs, a row each ({@code owned} its load) with whether the log holds it.
+         */
+        static final String CONTAINS_HERE = "SELECT owned, entry_id, held FROM loadflow_contains_here($1, $2, $3, $4)";
+
         private OnCitus() {
         }
     }
@@ -280,16 +287,42 @@ public final class PgEventStore implements EventStore {
         return Pg.await(pool.preparedQuery(CONTAINS).execute(Tuple.of(loadId, entryId))).size() == 1;
     }
 
-    /** In one statement (CONTAINS_ANY). */
+    /**
+     * In one statement (CONTAINS_ANY); on Citus a node at a time ({@link OnCitus#CONTAINS_HERE}) unless
+     * the pairs' loads are fewer than the nodes, the pairs no node answered (their shards were
+     * moving) then asked in one statement.
+     */
     @Override
     public List<Boolean> contains(List<String> loadIds, List<String> entryIds) {
         if (loadIds.isEmpty()) {
             return List.of();
         }
         Set<String> held = new HashSet<>();
-        Pg.await(pool.preparedQuery(CONTAINS_ANY).execute(Tuple.tuple().addArrayOfString(loadIds.toArray(String[]::new))
-                        .addArrayOfString(entryIds.toArray(String[]::new))))
-                .forEach(row -> held.add(row.getString("load_id") + '\u0000' + row.getString("entry_id")));
+        List<String> loadsLeft = loadIds;
+        List<String> entriesLeft = entryIds;
+        if (distributed && !nodes.fewerThanNodes((int) loadIds.stream().distinct().count())) {
+            Set<String> owned = new HashSet<>();
+            for (Row row : nodes.rowsOfEveryNode(OnCitus.CONTAINS_HERE, Tuple.tuple()
+                    .addArrayOfString(loadIds.toArray(String[]::new)).addArrayOfString(entryIds.toArray(String[]::new)))) {
+                owned.add(row.getString("owned"));
+                if (row.getBoolean("held")) {
+                    held.add(row.getString("owned") + '\u0000' + row.getString("entry_id"));
+                }
+            }
+            loadsLeft = new ArrayList<>();
+            entriesLeft = new ArrayList<>();
+            for (int i = 0; i < loadIds.size(); i++) {
+                if (!owned.contains(loadIds.get(i))) {
+                    loadsLeft.add(loadIds.get(i));
+                    entriesLeft.add(entryIds.get(i));
+                }
+            }
+        }
+        if (!loadsLeft.isEmpty()) {
+            Pg.await(pool.preparedQuery(CONTAINS_ANY).execute(Tuple.tuple().addArrayOfString(loadsLeft.toArray(String[]::new))
+                            .addArrayOfString(entriesLeft.toArray(String[]::new))))
+                    .forEach(row -> held.add(row.getString("load_id") + '\u0000' + row.getString("entry_id")));
+        }
         List<Boolean> answers = new ArrayList<>(loadIds.size());
         for (int i = 0; i < loadIds.size(); i++) {
             answers.add(held.contains(loadIds.get(i) + '\u0000' + entryIds.get(i)));

@@ -105,7 +105,7 @@ class CitusSchemaTest {
         }
         String logsGroup = citusTables().get("event_log").get(2);
 
-        for (String function : List.of("loadflow_append_here", "loadflow_read_here", "loadflow_dispatched_here", "loadflow_timers_here",
+        for (String function : List.of("loadflow_append_here", "loadflow_read_here", "loadflow_contains_here", "loadflow_dispatched_here", "loadflow_timers_here",
                 "loadflow_claim_outbox", "loadflow_claim_timers", "loadflow_next_fire_at")) {
             assertThat(byArgument).as(function + ": by its first argument, co-located with the log")
                     .containsEntry(function, "0/" + logsGroup);

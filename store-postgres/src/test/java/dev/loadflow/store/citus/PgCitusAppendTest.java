@@ -75,7 +75,7 @@ class PgCitusAppendTest {
     }
 
     @Test
-    void whenTheShardOfANodesProbeMovesEveryLoadOfABatchIsStillAppendedOnceAndRead() {
+    void whenTheShardOfANodesProbeMovesEveryLoadOfABatchIsStillAppendedOnceReadAndAskedAbout() {
         Map<Integer, List<String>> byNode = loadsByNode(6);
         String probe = PG.database().rows("SELECT probe FROM loadflow_node_probes('event_log') AS probe LIMIT 1")
                 .getFirst().get("probe").toString();
@@ -112,6 +112,17 @@ class PgCitusAppendTest {
             assertThat(read).as("every load of the batch read, on whichever node").containsOnlyKeys(versions.keySet());
             versions.forEach((load, after) -> assertThat(read.get(load)).as("%s after seq %d", load, after)
                     .extracting(RecordedEntry::seq).isEqualTo(after == 2L ? List.of() : after == 1L ? List.of(2L) : List.of(1L, 2L)));
+
+            List<String> loads = new ArrayList<>();
+            List<String> entries = new ArrayList<>();
+            batch.forEach(append -> {
+                loads.add(append.loadId());
+                entries.add("ping_0700");
+                loads.add(append.loadId());
+                entries.add("ping_0705");
+            });
+            assertThat(store.contains(loads, entries)).as("which events the logs hold, on whichever node")
+                    .isEqualTo(java.util.stream.IntStream.range(0, loads.size()).mapToObj(i -> i % 2 == 0).toList());
         } finally {
             ShardMoves.move(PG.database(), shard, to, from);
         }
