@@ -7,7 +7,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -34,7 +33,6 @@ import static dev.loadflow.testing.Waits.await;
  * restart it, and not ready, so it gets no traffic; when the database answers again the work
  * goes on with nothing lost, and the outage leaves no stream of errors from the pool.
  */
-@Tag("outage")
 @QuarkusTest
 @TestProfile(DatabaseOutageTest.LogToFile.class)
 @WithTestResource(LateDatabase.class)

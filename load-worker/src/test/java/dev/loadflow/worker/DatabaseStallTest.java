@@ -8,7 +8,6 @@ import io.restassured.config.HttpClientConfig;
 import io.restassured.config.RestAssuredConfig;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -30,7 +29,6 @@ import static dev.loadflow.testing.Waits.await;
  * ingest with 503 while it cannot reach the database, and is ready again within 10 s of the
  * link's recovery, its work going on.
  */
-@Tag("outage")
 @QuarkusTest
 @WithTestResource(value = PostgresTestResource.class, initArgs = @ResourceArg(name = PostgresTestResource.LINK, value = "flowing"))
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

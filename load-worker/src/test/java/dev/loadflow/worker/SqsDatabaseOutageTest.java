@@ -13,7 +13,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -42,7 +41,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * held as poison. The outage lasts until the consumer has asked the database three times in
  * vain (its log says so), whatever the machine's speed.
  */
-@Tag("outage")
 @QuarkusTest
 @TestProfile(SqsDatabaseOutageTest.Profile.class)
 @WithTestResource(LateDatabase.class)

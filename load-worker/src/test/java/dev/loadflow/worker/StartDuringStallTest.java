@@ -4,7 +4,6 @@ import dev.loadflow.service.testing.PostgresTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -22,7 +21,6 @@ import static dev.loadflow.testing.Waits.await;
  * network partition: it comes up live and not ready, stays so while the link is silent, and is
  * ready within 10 s of the link's return.
  */
-@Tag("outage")
 @QuarkusTest
 @WithTestResource(value = PostgresTestResource.class, initArgs = @ResourceArg(name = PostgresTestResource.LINK, value = "stalled"))
 class StartDuringStallTest {

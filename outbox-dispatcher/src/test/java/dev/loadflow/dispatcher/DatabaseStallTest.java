@@ -16,7 +16,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -40,7 +39,6 @@ import static dev.loadflow.testing.Waits.await;
  * sends what was committed meanwhile, once. The rows are committed straight to the database,
  * not through the dispatcher's link, as a worker on a link of its own would.
  */
-@Tag("outage")
 @QuarkusTest
 @WithTestResource(value = PostgresTestResource.class, initArgs = @ResourceArg(name = PostgresTestResource.LINK, value = "flowing"))
 @WithTestResource(WireMockChannels.class)

@@ -17,7 +17,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -35,7 +34,6 @@ import static dev.loadflow.testing.Waits.await;
  * once. The timers are scheduled straight in the database, not through the pump's link, as the
  * dispatcher on a link of its own would.
  */
-@Tag("outage")
 @QuarkusTest
 @WithTestResource(value = PostgresTestResource.class, initArgs = @ResourceArg(name = PostgresTestResource.LINK, value = "flowing"))
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
