@@ -110,7 +110,7 @@ class AgentBenchmark {
             rig.startWorker(new AgentPolicy(chat, "scripted", client -> Harness.CLIENT_A, client -> null,
                     new AgentMetrics(new SimpleMeterRegistry(), Set.of("client-a"))), rig.loadLock(),
                     new dev.loadflow.worker.consume.QueueConsumer.Settings(inFlight, 1, 1, BenchRig.LINGER,
-                            Duration.ofSeconds(1), deadline, Duration.ofSeconds(1)));
+                            Duration.ofSeconds(1), deadline, Duration.ofSeconds(1), Duration.ofSeconds(30)));
             rig.startDispatcher();
 
             long start = System.nanoTime();

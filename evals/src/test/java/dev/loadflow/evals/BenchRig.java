@@ -132,7 +132,7 @@ final class BenchRig implements AutoCloseable {
     void startWorker(dev.loadflow.model.policy.DecisionPolicy policy, LoadLock lock) {
         startWorker(policy, lock, new QueueConsumer.Settings(8, Integer.getInteger("loadflow.bench.batch-size", 64),
                 Integer.getInteger("loadflow.bench.per-load", 10), LINGER, Duration.ofSeconds(1), Duration.ofMinutes(2),
-                Duration.ofSeconds(1)));
+                Duration.ofSeconds(1), Duration.ofSeconds(30)));
     }
 
     /** Starts a load worker deciding with {@code policy}, {@code lock} around each run, its loop as {@code settings} say. */
@@ -175,7 +175,8 @@ final class BenchRig implements AutoCloseable {
                 stores.opsAlerts(), metrics, CLOCK);
         RowDispatcher dispatcher = new RowDispatcher(outbox, delivery, finisher, metrics, CLOCK);
         DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), CLOCK,
-                50, channel -> channel == Channel.INTERNAL ? SENDS : guards.capacity(channel), Duration.ofSeconds(1), LINGER);
+                50, channel -> channel == Channel.INTERNAL ? SENDS : guards.capacity(channel), Duration.ofSeconds(1), LINGER,
+                Duration.ofSeconds(30));
         loop.start();
         loops.add(loop);
     }

@@ -178,7 +178,7 @@ public final class Harness implements AutoCloseable {
 
     /** A pump of its own on {@code store} (e.g. one that crashes at a chosen step). */
     TimerPump pumpWith(TimerStore store) {
-        return new TimerPump(store, queue, clock, new WakeupSignal(), 100, Duration.ofSeconds(30),
+        return new TimerPump(store, queue, clock, new WakeupSignal(), 100, Duration.ofSeconds(30), Duration.ofSeconds(30),
                 new PumpMetrics(registry));
     }
 

@@ -4,6 +4,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.SopPolicy;
+import dev.loadflow.service.loop.LoopConfig;
 import dev.loadflow.service.store.QueueConfig;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.PgStores;
@@ -139,7 +140,7 @@ public class WorkerProducers {
     @Produces
     @Singleton
     QueueConsumer consumer(LoadQueue queue, LoadRun run, PoisonGate gate, WorkerMetrics metrics, WorkerConfig config,
-                           QueueConfig queueConfig, PolicyConfig policy, Pool pool, Clock clock) {
+                           QueueConfig queueConfig, PolicyConfig policy, LoopConfig loops, Pool pool, Clock clock) {
         if (config.runDeadline().compareTo(queueConfig.visibilityTimeout()) >= 0) {
             throw new IllegalStateException("loadflow.worker.run-deadline (" + config.runDeadline()
                     + ") must be shorter than loadflow.queue.visibility-timeout (" + queueConfig.visibilityTimeout()
@@ -160,7 +161,7 @@ public class WorkerProducers {
                     policy.llm().maxConcurrency());
         }
         return new QueueConsumer(queue, run, gate, metrics, new QueueConsumer.Settings(concurrency, batchSize, perLoad,
-                config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay()),
+                config.linger(), config.pollWait(), config.runDeadline(), config.retryDelay(), loops.maxBackoff()),
                 QueueConsumer.DatabaseProbe.selectOne(pool), clock);
     }
 }

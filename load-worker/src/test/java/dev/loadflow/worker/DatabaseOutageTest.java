@@ -1,5 +1,6 @@
 package dev.loadflow.worker;
 
+import dev.loadflow.service.testing.PostgresTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -29,24 +30,29 @@ import static dev.loadflow.testing.Waits.await;
 /**
  * The database goes away and comes back, as on Kubernetes during a failover: the service starts
  * without it and waits, not ready, instead of exiting into a crash loop; an outage longer than
- * the liveness window (40 s here: ten poll waits and 30 s) leaves it live, so Kubernetes does not
- * restart it, and not ready, so it gets no traffic; when the database answers again the work
- * goes on with nothing lost, and the outage leaves no stream of errors from the pool.
+ * the liveness window (ten poll waits, three link timeouts and the longest backoff: 10 s here,
+ * 55 s with the defaults) leaves it live, so Kubernetes does not restart it, and not ready, so it
+ * gets no traffic; when the database answers again the work goes on with nothing lost, and the
+ * outage leaves no stream of errors from the pool.
  */
 @QuarkusTest
-@TestProfile(DatabaseOutageTest.LogToFile.class)
+@TestProfile(DatabaseOutageTest.LogToFileShortWindow.class)
 @WithTestResource(LateDatabase.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DatabaseOutageTest {
 
     static final Path LOG = Path.of("target", "database-outage-test.log");
-    private static final Duration LIVENESS_WINDOW = Duration.ofSeconds(40);
+    private static final Duration POLL_WAIT = Duration.ofMillis(200);
+    private static final Duration LINK_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration LIVENESS_WINDOW = POLL_WAIT.multipliedBy(10).plus(LINK_TIMEOUT.multipliedBy(3))
+            .plus(PostgresTestResource.OUTAGE_BACKOFF);
     private static final String LOAD = newLoadId();
 
-    public static class LogToFile implements QuarkusTestProfile {
+    public static class LogToFileShortWindow implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.log.file.enabled", "true", "quarkus.log.file.path", LOG.toString());
+            return Map.of("quarkus.log.file.enabled", "true", "quarkus.log.file.path", LOG.toString(),
+                    "loadflow.worker.poll-wait", POLL_WAIT.toString(), "loadflow.db.link-timeout", LINK_TIMEOUT.toString());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.loadflow.worker;
 
+import dev.loadflow.service.testing.PostgresTestResource;
 import dev.loadflow.service.testing.TestCallers;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -42,6 +43,8 @@ public class LateDatabase implements QuarkusTestResourceLifecycleManager {
         config.put("quarkus.datasource.username", "postgres");
         config.put("quarkus.datasource.password", "postgres");
         config.put("loadflow.db.migrate-at-start", "true");
+        // the outage outlasts the liveness window: backoffs of 2 s make it 28 s shorter
+        config.put("loadflow.loop.max-backoff", PostgresTestResource.OUTAGE_BACKOFF.toString());
         return config;
     }
 

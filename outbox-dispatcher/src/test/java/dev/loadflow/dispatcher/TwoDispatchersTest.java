@@ -62,7 +62,8 @@ class TwoDispatchersTest {
         wiremock.stubFor(post(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", matching(prefix + ".*"))
                 .willReturn(aResponse().withStatus(200).withBody("ok")));
         DispatchLoop second = new DispatchLoop(outbox, rowDispatcher, notifications.signal(PgNotifications.OUTBOX),
-                clock, 25, channel -> 16, Duration.ofMillis(200), Duration.ofMillis(5));
+                clock, 25, channel -> 16, Duration.ofMillis(200), Duration.ofMillis(5),
+                Duration.ofSeconds(30));
         second.start();
         try {
             List<String> loads = new ArrayList<>();

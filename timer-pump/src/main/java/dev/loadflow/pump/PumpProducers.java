@@ -2,6 +2,7 @@ package dev.loadflow.pump;
 
 import dev.loadflow.pump.fire.PumpMetrics;
 import dev.loadflow.pump.fire.TimerPump;
+import dev.loadflow.service.loop.LoopConfig;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.queue.LoadQueue;
@@ -32,8 +33,8 @@ public class PumpProducers {
     @Produces
     @Singleton
     TimerPump pump(TimerStore timers, LoadQueue queue, Clock clock, PgNotifications notifications, PumpConfig config,
-                   PumpMetrics metrics) {
+                   LoopConfig loops, PumpMetrics metrics) {
         return new TimerPump(timers, queue, clock, notifications.signal(PgNotifications.TIMERS), config.batchSize(),
-                config.maxSleep(), metrics);
+                config.maxSleep(), loops.maxBackoff(), metrics);
     }
 }

@@ -1,5 +1,6 @@
 package dev.loadflow.worker.consume;
 
+import dev.loadflow.service.loop.LoopConfig;
 import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.worker.WorkerConfig;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,8 +32,8 @@ public class ConsumerHealth {
 
     @Produces
     @Liveness
-    HealthCheck loopAlive() {
+    HealthCheck loopAlive(LoopConfig loops) {
         return LoopHealth.alive("load-queue-consumer-loop", config.consumer().enabled(), consumer.loop(),
-                config.pollWait().multipliedBy(10).plusSeconds(30));
+                loops.livenessLimit(config.pollWait().multipliedBy(10)));
     }
 }

@@ -66,9 +66,9 @@ public final class QueueConsumer {
         }
     }
 
-    /** The loop's knobs; see {@code WorkerConfig} for each. */
+    /** The loop's knobs; see {@code WorkerConfig} for each, and {@code LoopConfig} for {@code loopBackoff}. */
     public record Settings(int concurrency, int batchSize, int perLoad, Duration linger, Duration pollWait,
-                           Duration runDeadline, Duration retryDelay) {
+                           Duration runDeadline, Duration retryDelay, Duration loopBackoff) {
 
         public Settings {
             if (concurrency < 1 || batchSize < 1 || perLoad < 1) {
@@ -103,7 +103,8 @@ public final class QueueConsumer {
         this.settings = settings;
         this.slots = new Semaphore(settings.concurrency());
         // the receive waits for work itself (a long poll): the loop's own waits are its linger and backoff
-        this.loop = new ServiceLoop("load-queue-consumer", this::pass, Waiter.timeoutsOnly(), clock);
+        this.loop = new ServiceLoop("load-queue-consumer", this::pass, Waiter.timeoutsOnly(), clock,
+                settings.loopBackoff());
     }
 
     public void start() {

@@ -78,7 +78,8 @@ class QueueConsumerTest {
         PoisonGate gate = new PoisonGate(queue, new PgHeldLoads(PG.pool(), clock),
                 new PoisonGate.Settings(PoisonGate.OnPoison.SKIP, 3, Duration.ofMinutes(1)), metrics, clock);
         consumer = new QueueConsumer(queue, run, gate, metrics,
-                new QueueConsumer.Settings(4, 4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20)),
+                new QueueConsumer.Settings(4, 4, 4, Duration.ofMillis(5), Duration.ofMillis(200), runDeadline, Duration.ofMillis(20),
+                        Duration.ofSeconds(30)),
                 QueueConsumer.DatabaseProbe.selectOne(PG.pool()), clock);
         consumer.start();
         return consumer;

@@ -99,7 +99,7 @@ abstract class PoisonHoldTest {
                 metrics, clock);
         consumer = new QueueConsumer(queue, run, gate, metrics,
                 new QueueConsumer.Settings(4, 4, PER_LOAD, Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofSeconds(10),
-                        Duration.ofMillis(20)), QueueConsumer.DatabaseProbe.selectOne(PG.pool()), clock);
+                        Duration.ofMillis(20), Duration.ofSeconds(30)), QueueConsumer.DatabaseProbe.selectOne(PG.pool()), clock);
         consumer.start();
     }
 

@@ -56,9 +56,10 @@ public final class DispatchLoop {
      * @param batchSize the most rows of one channel a claim takes
      * @param linger   after a claim that found every channel's due rows, how long to let more come
      *                 due before the next claim: fewer, fuller claims for a little latency (0: none)
+     * @param maxBackoff the longest rest after a failed claim ({@code loadflow.loop.max-backoff})
      */
     public DispatchLoop(Outbox outbox, RowDispatcher dispatcher, WakeupSignal wakeup, Clock clock, int batchSize,
-                        ToIntFunction<Channel> capacity, Duration pollInterval, Duration linger) {
+                        ToIntFunction<Channel> capacity, Duration pollInterval, Duration linger, Duration maxBackoff) {
         this.outbox = outbox;
         this.dispatcher = dispatcher;
         this.clock = clock;
@@ -71,7 +72,7 @@ public final class DispatchLoop {
             backlogged.put(channel, new AtomicBoolean());
         }
         this.waiter = Waiter.on(wakeup);
-        this.loop = new ServiceLoop("outbox-dispatch-loop", this::pass, waiter, clock);
+        this.loop = new ServiceLoop("outbox-dispatch-loop", this::pass, waiter, clock, maxBackoff);
     }
 
     public void start() {

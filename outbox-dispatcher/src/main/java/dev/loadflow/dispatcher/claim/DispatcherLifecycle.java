@@ -2,6 +2,7 @@ package dev.loadflow.dispatcher.claim;
 
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.model.action.Channel;
+import dev.loadflow.service.loop.LoopConfig;
 import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.service.loop.LoopLifecycle;
 import dev.loadflow.service.metrics.MetricsFreshness;
@@ -110,8 +111,8 @@ public class DispatcherLifecycle {
 
     @Produces
     @Liveness
-    HealthCheck loopAlive() {
+    HealthCheck loopAlive(LoopConfig loops) {
         return LoopHealth.alive("outbox-dispatch-loop-alive", config.enabled(), loop.loop(),
-                config.pollInterval().multipliedBy(10).plusSeconds(30));
+                loops.livenessLimit(config.pollInterval().multipliedBy(10)));
     }
 }

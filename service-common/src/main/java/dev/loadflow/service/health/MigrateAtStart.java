@@ -1,5 +1,6 @@
 package dev.loadflow.service.health;
 
+import dev.loadflow.service.loop.LoopConfig;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,7 +15,8 @@ import java.time.Duration;
  * Migrates the schema at start ({@code loadflow.db.migrate-at-start}, on locally; on Kubernetes
  * the migration Job does it) without making the database a condition of starting: a service
  * whose database is down starts anyway, stays live and not ready ({@code loadflow-migrations}),
- * and migrates as soon as the database answers, trying again with backoff up to 30 s. Quarkus's
+ * and migrates as soon as the database answers, trying again with backoff up to
+ * {@code loadflow.loop.max-backoff} (30 s). Quarkus's
  * own {@code quarkus.flyway.migrate-at-start} would fail the start instead, and on Kubernetes a
  * start that fails is a crash loop whose back-off outlasts the outage.
  */
@@ -23,19 +25,20 @@ public class MigrateAtStart {
 
     private static final Logger LOG = Logger.getLogger(MigrateAtStart.class);
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-    private static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
     private final Flyway flyway;
     private final SchemaTurns turns;
     private final boolean enabled;
+    private final Duration maxRetry;
     private volatile Thread retrying;
     private volatile boolean migrated;
 
-    MigrateAtStart(Flyway flyway, SchemaTurns turns,
+    MigrateAtStart(Flyway flyway, SchemaTurns turns, LoopConfig loops,
                    @ConfigProperty(name = "loadflow.db.migrate-at-start", defaultValue = "true") boolean enabled) {
         this.flyway = flyway;
         this.turns = turns;
         this.enabled = enabled;
+        this.maxRetry = loops.maxBackoff();
     }
 
     void start(@Observes StartupEvent event) {
@@ -79,7 +82,7 @@ public class MigrateAtStart {
                 if (migrate()) {
                     return;
                 }
-                delay = delay.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : delay.multipliedBy(2);
+                delay = delay.multipliedBy(2).compareTo(maxRetry) > 0 ? maxRetry : delay.multipliedBy(2);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -18,10 +18,10 @@ public final class LoopHealth {
     }
 
     /**
-     * Up when the loop runs and began a pass less than {@code limit} ago, or when it is not meant
-     * to run: switched off, not started yet (the schema gate waits for a migration) or stopped.
-     * Only a loop that should be going round and is not fails: a restart may help it, and
-     * nothing else does.
+     * Up when the loop runs and began a pass less than {@code limit} ago ({@link LoopConfig#livenessLimit}),
+     * or when it is not meant to run: switched off, not started yet (the schema gate waits for a
+     * migration) or stopped. Only a loop that should be going round and is not fails: a restart
+     * may help it, and nothing else does.
      */
     public static HealthCheck alive(String name, boolean enabled, ServiceLoop loop, Duration limit) {
         return () -> {

@@ -10,7 +10,8 @@ import java.time.Instant;
  * The one shape of loadflow's long-running loops (the worker's receive, the dispatcher's claim,
  * the pump's fire): run passes on a platform thread until stopped, rest between passes as each
  * pass asks ({@link Rest}: wait for a wake-up, then linger), back off on failure (500 ms doubling
- * to 30 s, ended early by a wake-up), and remember when the loop last went round, for liveness.
+ * to {@code loadflow.loop.max-backoff}, 30 s by default, ended early by a wake-up), and remember
+ * when the loop last went round, for liveness.
  */
 public final class ServiceLoop {
 
@@ -21,23 +22,28 @@ public final class ServiceLoop {
     }
 
     static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
-    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     private final String name;
     private final Pass pass;
     private final Waiter waiter;
     private final Clock clock;
+    private final Duration maxBackoff;
     private final Logger log;
     private volatile boolean running;
     private volatile boolean stopped;
     private volatile Instant lastLoop;
     private Thread thread;
 
-    public ServiceLoop(String name, Pass pass, Waiter waiter, Clock clock) {
+    /** @param maxBackoff the longest rest after a failed pass ({@code loadflow.loop.max-backoff}) */
+    public ServiceLoop(String name, Pass pass, Waiter waiter, Clock clock, Duration maxBackoff) {
+        if (maxBackoff.compareTo(FIRST_BACKOFF) < 0) {
+            throw new IllegalArgumentException("the longest backoff must be at least " + FIRST_BACKOFF + ", got " + maxBackoff);
+        }
         this.name = name;
         this.pass = pass;
         this.waiter = waiter;
         this.clock = clock;
+        this.maxBackoff = maxBackoff;
         this.log = Logger.getLogger(ServiceLoop.class.getName() + "." + name);
         this.lastLoop = clock.instant();
     }
@@ -112,7 +118,7 @@ public final class ServiceLoop {
                 return;
             } catch (RuntimeException e) {
                 Duration wait = backoff;
-                backoff = wait.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : wait.multipliedBy(2);
+                backoff = wait.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : wait.multipliedBy(2);
                 if (wait.equals(FIRST_BACKOFF)) {
                     log.errorf(e, "%s failed; going round again in %s", name, wait);
                 } else {

@@ -1,5 +1,6 @@
 package dev.loadflow.service.health;
 
+import dev.loadflow.service.loop.LoopConfig;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import io.agroal.api.AgroalDataSource;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SchemaTurnsTest {
 
     private static final Duration ACQUISITION_TIMEOUT = Duration.ofMillis(500);
+    private static final LoopConfig DEFAULT_LOOPS = new LoopConfig(Duration.ofSeconds(30), Duration.ofSeconds(5));
 
     private final TestDatabase database = PostgresServer.get().createDatabase("turns", false);
     private final AgroalDataSource pool = connections(database, configuredJdbcPool());
@@ -51,7 +53,7 @@ class SchemaTurnsTest {
 
     @Test
     void aMigrationAtStartRunsToItsEndOnThePoolAsConfigured() {
-        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, new SchemaTurns(), true);
+        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, new SchemaTurns(), DEFAULT_LOOPS, true);
 
         migrateAtStart.start(null);
 
@@ -63,7 +65,7 @@ class SchemaTurnsTest {
     void onTwoConnectionsAMigrationGivesUpAfterItsLastStep() {
         try (AgroalDataSource two = connections(database, 2)) {
             Flyway onTwo = Flyway.configure().dataSource(two).locations("classpath:db/migration").load();
-            MigrateAtStart migrateAtStart = new MigrateAtStart(onTwo, new SchemaTurns(), true);
+            MigrateAtStart migrateAtStart = new MigrateAtStart(onTwo, new SchemaTurns(), DEFAULT_LOOPS, true);
 
             migrateAtStart.start(null);
             migrateAtStart.stop(null);
@@ -80,7 +82,7 @@ class SchemaTurnsTest {
      */
     @Test
     void theGatesLookTakesTwoConnectionsAndOnOneFindsNone() {
-        new MigrateAtStart(flyway, new SchemaTurns(), true).start(null);
+        new MigrateAtStart(flyway, new SchemaTurns(), DEFAULT_LOOPS, true).start(null);
 
         assertThat(lookOn(2)).as("on two connections").satisfies(reading -> {
             assertThat(reading.error()).isNull();
@@ -102,7 +104,7 @@ class SchemaTurnsTest {
     @Test
     void theGateLooksBetweenMigrationsNeverBesideOne() {
         SchemaTurns turns = new SchemaTurns();
-        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, turns, true);
+        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, turns, DEFAULT_LOOPS, true);
         List<SchemaGate.Reading> readings = looksDuringMigration(migrateAtStart, turns);
 
         assertThat(migrateAtStart.migrated()).isTrue();
@@ -120,7 +122,7 @@ class SchemaTurnsTest {
             }
         };
 
-        List<SchemaGate.Reading> readings = looksDuringMigration(new MigrateAtStart(flyway, sideBySide, true), sideBySide);
+        List<SchemaGate.Reading> readings = looksDuringMigration(new MigrateAtStart(flyway, sideBySide, DEFAULT_LOOPS, true), sideBySide);
 
         assertThat(readings).as("looks while the migration ran: the pool gave up on some")
                 .anySatisfy(reading -> {

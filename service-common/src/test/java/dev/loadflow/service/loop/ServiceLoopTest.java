@@ -19,10 +19,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /** The loop on a waiter the test steps through and a {@link FakeClock}: no test here sleeps. */
 class ServiceLoopTest {
+
+    /** loadflow.loop.max-backoff's default */
+    private static final Duration THIRTY_SECONDS = Duration.ofSeconds(30);
 
     private final FakeClock clock = FakeClock.at("2026-11-30T07:00:00Z");
     private final StepWaiter waiter = new StepWaiter();
@@ -40,7 +44,7 @@ class ServiceLoopTest {
         loop = new ServiceLoop("test-loop", () -> {
             waiter.generation.incrementAndGet(); // a NOTIFY that arrives while the pass looks for work
             return Rest.idle(Duration.ofSeconds(1)).thenLinger(Duration.ofMillis(5));
-        }, waiter, clock);
+        }, waiter, clock, THIRTY_SECONDS);
         loop.start();
 
         Wait first = waiter.next();
@@ -57,7 +61,7 @@ class ServiceLoopTest {
     void aPassWithNothingToRestGoesRoundAtOnce() throws Exception {
         AtomicInteger passes = new AtomicInteger();
         loop = new ServiceLoop("test-loop", () -> passes.incrementAndGet() < 5 ? Rest.NONE : Rest.idle(Duration.ofSeconds(9)),
-                waiter, clock);
+                waiter, clock, THIRTY_SECONDS);
         loop.start();
 
         assertThat(waiter.next()).isEqualTo(new Wait("awaitWake", 0, Duration.ofSeconds(9)));
@@ -73,7 +77,7 @@ class ServiceLoopTest {
             }
             failuresLeft.set(1);
             return Rest.idle(Duration.ofSeconds(3));
-        }, waiter, clock);
+        }, waiter, clock, THIRTY_SECONDS);
         loop.start();
 
         List<Duration> backoffs = new ArrayList<>();
@@ -91,6 +95,24 @@ class ServiceLoopTest {
     }
 
     @Test
+    void theLongestBackoffIsTheOneConfigured() throws Exception {
+        loop = new ServiceLoop("test-loop", () -> {
+            throw new IllegalStateException("database unreachable");
+        }, waiter, clock, Duration.ofSeconds(2));
+        loop.start();
+
+        List<Duration> backoffs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            backoffs.add(waiter.next().duration());
+            waiter.release();
+        }
+        assertThat(backoffs).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                Duration.ofSeconds(2), Duration.ofSeconds(2));
+        assertThatThrownBy(() -> new ServiceLoop("test-loop", () -> Rest.NONE, waiter, clock, Duration.ofMillis(100)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least PT0.5S");
+    }
+
+    @Test
     void livenessIsMeasuredOnTheClockFromTheStartOfThePassInProgress() throws Exception {
         CountDownLatch stuck = new CountDownLatch(1);
         CountDownLatch entered = new CountDownLatch(1);
@@ -98,7 +120,7 @@ class ServiceLoopTest {
             entered.countDown();
             stuck.await();
             return Rest.NONE;
-        }, waiter, clock);
+        }, waiter, clock, THIRTY_SECONDS);
         loop.start();
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         var alive = LoopHealth.alive("test-loop-alive", true, loop, Duration.ofMinutes(1));
@@ -115,8 +137,39 @@ class ServiceLoopTest {
     }
 
     @Test
+    void livenessWaitsOutTheLongestRestAPassOnASilentLinkAndTheLongestBackoff() throws Exception {
+        LoopConfig defaults = new LoopConfig(THIRTY_SECONDS, Duration.ofSeconds(5));
+        assertThat(defaults.livenessLimit(Duration.ofSeconds(10))).as("the worker's window: ten poll waits of 1 s")
+                .isEqualTo(Duration.ofSeconds(55));
+
+        // a pass hangs on a connection that stays silent (three link timeouts), fails, and backs off the longest
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch hung = new CountDownLatch(1);
+        AtomicInteger passes = new AtomicInteger();
+        loop = new ServiceLoop("test-loop", () -> {
+            if (passes.incrementAndGet() == 1) {
+                entered.countDown();
+                hung.await();
+                throw new IllegalStateException("no answer for PT15S");
+            }
+            return Rest.idle(Duration.ofSeconds(1));
+        }, waiter, clock, THIRTY_SECONDS);
+        var alive = LoopHealth.alive("test-loop-alive", true, loop, defaults.livenessLimit(Duration.ofSeconds(10)));
+        loop.start();
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        clock.advance(Duration.ofSeconds(15));
+        hung.countDown();
+        assertThat(waiter.next().duration()).isEqualTo(Duration.ofMillis(500));
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(alive.call().getStatus()).as("45 s without a new pass: within the window").isEqualTo(HealthCheckResponse.Status.UP);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(alive.call().getStatus()).as("55 s: beyond it").isEqualTo(HealthCheckResponse.Status.DOWN);
+        waiter.release();
+    }
+
+    @Test
     void aLoopNotMeantToRunIsLiveAndNotReadyAndOneWhoseThreadDiedIsNotLive() throws Exception {
-        loop = new ServiceLoop("test-loop", () -> Rest.idle(Duration.ofMinutes(1)), waiter, clock);
+        loop = new ServiceLoop("test-loop", () -> Rest.idle(Duration.ofMinutes(1)), waiter, clock, THIRTY_SECONDS);
         assertThat(LoopHealth.started("off", false, loop).call().getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
         assertThat(LoopHealth.started("on", true, loop).call().getStatus()).as("not started")
                 .isEqualTo(HealthCheckResponse.Status.DOWN);
@@ -133,7 +186,7 @@ class ServiceLoopTest {
 
         ServiceLoop dying = new ServiceLoop("dying-loop", () -> {
             throw new AssertionError("the loop's thread dies");
-        }, waiter, clock);
+        }, waiter, clock, THIRTY_SECONDS);
         dying.start();
         // the error the thread dies of is the test's own: Awaitility would fail the wait with it
         // whenever the thread died during the wait rather than before it

@@ -8,6 +8,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -30,6 +31,8 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
      * from the service's start.
      */
     public static final String LINK = "link";
+    /** The longest backoff of a service whose link is tested ({@code loadflow.loop.max-backoff}; 30 s by default). */
+    public static final Duration OUTAGE_BACKOFF = Duration.ofSeconds(2);
 
     /** The login role the services under test connect as: a member of {@code loadflow_app}. */
     public static final String SERVICE_ROLE = "loadflow_service_test";
@@ -93,6 +96,8 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
             String through = "127.0.0.1:" + link.port() + "/";
             reactiveUrl = reactiveUrl.replace(database.host() + ":" + database.port() + "/", through);
             jdbcUrl = jdbcUrl.replace(database.host() + ":" + database.port() + "/", through);
+            // a test of a failing link waits out the liveness window: backoffs of 2 s make it 28 s shorter
+            config.put("loadflow.loop.max-backoff", OUTAGE_BACKOFF.toString());
         }
         config.putAll(Map.of(
                 "quarkus.datasource.reactive.url", reactiveUrl,

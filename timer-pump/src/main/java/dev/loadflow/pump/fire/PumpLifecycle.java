@@ -2,6 +2,7 @@ package dev.loadflow.pump.fire;
 
 import dev.loadflow.pump.PumpConfig;
 import dev.loadflow.service.health.SchemaGate;
+import dev.loadflow.service.loop.LoopConfig;
 import dev.loadflow.service.loop.LoopHealth;
 import dev.loadflow.service.loop.LoopLifecycle;
 import dev.loadflow.service.metrics.MetricsFreshness;
@@ -67,7 +68,7 @@ public class PumpLifecycle {
 
     @Produces
     @Liveness
-    HealthCheck alive() {
-        return LoopHealth.alive("timer-pump-loop", config.enabled(), pump.loop(), config.maxSleep().multipliedBy(2).plusSeconds(30));
+    HealthCheck alive(LoopConfig loops) {
+        return LoopHealth.alive("timer-pump-loop", config.enabled(), pump.loop(), loops.livenessLimit(config.maxSleep().multipliedBy(2)));
     }
 }

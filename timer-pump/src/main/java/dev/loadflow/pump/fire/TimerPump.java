@@ -40,7 +40,7 @@ public final class TimerPump {
     private final ServiceLoop loop;
 
     public TimerPump(TimerStore timers, LoadQueue queue, Clock clock, WakeupSignal wakeup, int batchSize,
-                     Duration maxSleep, PumpMetrics metrics) {
+                     Duration maxSleep, Duration maxBackoff, PumpMetrics metrics) {
         this.timers = timers;
         this.queue = queue;
         this.clock = clock;
@@ -48,7 +48,7 @@ public final class TimerPump {
         this.maxSleep = maxSleep;
         this.metrics = metrics;
         // a NOTIFY for a timer due after the pump's next look does not wake it
-        this.loop = new ServiceLoop("timer-pump", this::pass, Waiter.untilDue(wakeup, clock), clock);
+        this.loop = new ServiceLoop("timer-pump", this::pass, Waiter.untilDue(wakeup, clock), clock, maxBackoff);
     }
 
     /** One pass: fires up to one batch of due timers; returns how many. */

@@ -64,7 +64,7 @@ class TimerLatenessBenchmark {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             for (int p = 0; p < pumps; p++) {
                 TimerPump pump = new TimerPump(timers, queue, clock, notifications.signal(PgNotifications.TIMERS), 200,
-                        Duration.ofSeconds(30), new PumpMetrics(registry));
+                        Duration.ofSeconds(30), Duration.ofSeconds(30), new PumpMetrics(registry));
                 pump.start();
                 running.add(pump);
             }

@@ -63,7 +63,7 @@ class TimerPumpTest {
     }
 
     private TimerPump pump(TimerStore store, LoadQueue to) {
-        return new TimerPump(store, to, clock, new WakeupSignal(), 100, Duration.ofSeconds(30),
+        return new TimerPump(store, to, clock, new WakeupSignal(), 100, Duration.ofSeconds(30), Duration.ofSeconds(30),
                 new PumpMetrics(new SimpleMeterRegistry()));
     }
 

@@ -55,7 +55,7 @@ class TimerPumpWakeupTest {
                     }
                 });
         TimerPump pump = new TimerPump(counted, queue, clock, PG.notifications().signal(PgNotifications.TIMERS), 100,
-                Duration.ofSeconds(20), new PumpMetrics(new SimpleMeterRegistry()));
+                Duration.ofSeconds(20), Duration.ofSeconds(30), new PumpMetrics(new SimpleMeterRegistry()));
         pump.start();
         try {
             await().atMost(Duration.ofSeconds(5)).until(() -> looks.get() >= 1);
