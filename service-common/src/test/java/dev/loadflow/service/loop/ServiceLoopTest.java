@@ -80,18 +80,23 @@ class ServiceLoopTest {
         }, waiter, clock, THIRTY_SECONDS);
         loop.start();
 
-        List<Duration> backoffs = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            backoffs.add(waiter.next().duration());
-            waiter.release();
-        }
-        assertThat(backoffs).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+        assertThat(nextWaits(8)).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
                 Duration.ofSeconds(4), Duration.ofSeconds(8), Duration.ofSeconds(16), Duration.ofSeconds(30),
                 Duration.ofSeconds(30));
         assertThat(waiter.next().duration()).as("the pass that succeeded rests as it asked").isEqualTo(Duration.ofSeconds(3));
         waiter.release();
         assertThat(waiter.next().duration()).as("the next failure starts the backoff over").isEqualTo(Duration.ofMillis(500));
         assertThat(loop.running()).as("failures never end the loop").isTrue();
+    }
+
+    /** The loop's next {@code n} waits, each let go at once. */
+    private List<Duration> nextWaits(int n) throws InterruptedException {
+        List<Duration> waits = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            waits.add(waiter.next().duration());
+            waiter.release();
+        }
+        return waits;
     }
 
     @Test
@@ -101,12 +106,7 @@ class ServiceLoopTest {
         }, waiter, clock, Duration.ofSeconds(2));
         loop.start();
 
-        List<Duration> backoffs = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            backoffs.add(waiter.next().duration());
-            waiter.release();
-        }
-        assertThat(backoffs).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+        assertThat(nextWaits(5)).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
                 Duration.ofSeconds(2), Duration.ofSeconds(2));
         assertThatThrownBy(() -> new ServiceLoop("test-loop", () -> Rest.NONE, waiter, clock, Duration.ofMillis(100)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least PT0.5S");
