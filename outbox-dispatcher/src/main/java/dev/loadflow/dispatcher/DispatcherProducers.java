@@ -9,6 +9,7 @@ import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.protect.CircuitRecorder;
+import dev.loadflow.dispatcher.provider.TwilioSms;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelSender;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
@@ -25,6 +26,7 @@ import dev.loadflow.store.outbox.PgChannelCircuits;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.processed.PgProcessedEvents;
 import dev.loadflow.store.processed.ProcessedEvents;
+import dev.loadflow.store.provider.PgProviderMessages;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.TimerStore;
@@ -88,7 +90,8 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx, Instance<ChannelSender> senders) {
+    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx, Instance<ChannelSender> senders,
+                                  Outbox outbox, Pool pool) {
         return new ChannelClients(config, switch (config.transport()) {
             // a host's pool holds every channel's requests in flight at once: channels may share a host (an adapter
             // behind one URL, the local run's simulator), and a pool of the largest channel's size alone capped them
@@ -105,7 +108,7 @@ public class DispatcherProducers {
             case "jdk" -> new JdkHttpTransport();
             default -> throw new IllegalStateException("loadflow.channels.transport is vertx, rest-client or jdk, got '"
                     + config.transport() + "'");
-        }, clock, senders.stream().toList());
+        }, clock, senders.stream().toList(), new TwilioSms.Ledger(new PgProviderMessages(pool), outbox));
     }
 
     @Produces

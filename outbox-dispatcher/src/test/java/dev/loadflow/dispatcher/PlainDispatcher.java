@@ -7,6 +7,7 @@ import dev.loadflow.dispatcher.finish.Finisher;
 import dev.loadflow.dispatcher.finish.RetryPolicy;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
+import dev.loadflow.dispatcher.provider.TwilioSms;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
@@ -21,6 +22,7 @@ import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.processed.PgProcessedEvents;
+import dev.loadflow.store.provider.PgProviderMessages;
 import dev.loadflow.store.queue.PgLoadQueue;
 import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.PgTimerStore;
@@ -64,7 +66,8 @@ final class PlainDispatcher {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         this.events = new PgEventStore(pg.pool(), clock, pg.wakeups());
         this.outbox = outboxes.apply(new PgOutbox(pg.pool(), clock, LEASE));
-        ChannelClients clients = new ChannelClients(channels, new VertxHttpTransport(vertx, 4), clock);
+        ChannelClients clients = new ChannelClients(channels, new VertxHttpTransport(vertx, 4), clock, java.util.List.of(),
+                new TwilioSms.Ledger(new PgProviderMessages(pg.pool()), outbox));
         this.guards = new ChannelGuards(circuit, paces, registry, ChannelGuards.CircuitListener.NONE, System::nanoTime);
         Delivery delivery = new Delivery(clients, new InternalActions(new PgTimerStore(pg.pool(), clock, Duration.ofSeconds(30),
                 Wakeups.NONE), new PgLoadStages(pg.pool()), clock),

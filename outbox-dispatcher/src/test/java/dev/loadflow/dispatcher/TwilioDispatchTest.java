@@ -3,6 +3,7 @@ package dev.loadflow.dispatcher;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
+import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.TestChannelsConfig;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.DecisionRecorded;
@@ -16,6 +17,8 @@ import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxMessage;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.OutboxStatus;
+import dev.loadflow.store.provider.PgProviderMessages;
+import dev.loadflow.store.provider.ProviderMessages;
 import dev.loadflow.testing.PgBackend;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterAll;
@@ -24,14 +27,18 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
@@ -79,28 +86,52 @@ class TwilioDispatchTest {
         vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 
+    /** Marks of delivered rows the outbox refuses from now on (counting down): the finish after an accepted send fails. */
+    private final AtomicInteger deliveredMarksRefused = new AtomicInteger();
+
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
         twilio.resetAll();
+        deliveredMarksRefused.set(0);
         PlainDispatcher plain = new PlainDispatcher(PG, clock, vertx, TestChannelsConfig.of(
                 TestChannelsConfig.twilio(URI.create(twilio.baseUrl()), ACCOUNT, "token", "+15557770000", Duration.ofMillis(400)),
-                TestChannelsConfig.endpoint(java.util.Optional.empty(), "none", null, null)));
+                TestChannelsConfig.endpoint(java.util.Optional.empty(), "none", null, null)),
+                DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)), channel -> new ChannelGuards.Pace(4, 0),
+                this::refusingDeliveredMarks);
         events = plain.events;
         outbox = plain.outbox;
         dispatcher = plain.dispatcher;
+    }
+
+    private Outbox refusingDeliveredMarks(Outbox outbox) {
+        return (Outbox) Proxy.newProxyInstance(Outbox.class.getClassLoader(), new Class<?>[] {Outbox.class}, (proxy, method, args) -> {
+            if (method.getName().startsWith("markDispatched") && deliveredMarksRefused.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IllegalStateException("Connection reset");
+            }
+            try {
+                return method.invoke(outbox, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
     }
 
     private static final String TEXT = "ETA to Chicago?";
 
     /** A ping whose decision asks the driver by SMS; returns the row's id. */
     private String askDriver(String load) {
-        InboundEvent ping = new InboundEvent("ping_0700", load, T0, T0, "c-" + load, null,
+        return askDriver(load, 1);
+    }
+
+    /** Attempt {@code attempt} of the ask, with the same text each time (as the default SOP text has no {@code {attempt}}). */
+    private String askDriver(String load, int attempt) {
+        InboundEvent ping = new InboundEvent("ping_0700_" + attempt, load, clock.instant(), clock.instant(), "c-" + load, null,
                 new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6));
-        Action.SendSms sms = new Action.SendSms(Staging.ASK, 1, "+15550100", TEXT);
-        OutboxMessage row = OutboxMessage.of(load, sms, T0, ping.correlationId(), ping.eventId());
-        events.append(load, List.of(ping, DecisionRecorded.decided(ping, T0, List.of(sms), false, "test", List.of())), 0,
-                List.of(row));
+        Action.SendSms sms = new Action.SendSms(Staging.ASK, attempt, "+15550100", TEXT);
+        OutboxMessage row = OutboxMessage.of(load, sms, clock.instant(), ping.correlationId(), ping.eventId());
+        events.append(load, List.of(ping, DecisionRecorded.decided(ping, clock.instant(), List.of(sms), false, "test",
+                List.of())), events.read(load).version(), List.of(row));
         return row.outboxId();
     }
 
@@ -199,6 +230,148 @@ class TwilioDispatchTest {
         assertThat(new PgOpsAlerts(PG.pool()).list(null, 0, 10)).singleElement()
                 .satisfies(alert -> assertThat(alert.kind()).isEqualTo("action_ambiguous"));
         assertThat(outbox.ambiguous(10)).extracting(OutboxRow::outboxId).containsExactly(id);
+    }
+
+    /**
+     * Two attempts of one ask, the same number and text: the first went out and holds its message;
+     * the second's answer was lost before Twilio created anything. Its reconcile sees the first's
+     * message in the list and passes over it (another row holds it): the second is sent, and the
+     * driver gets two messages, each the receipt of its own row.
+     */
+    @Test
+    void anEarlierAttemptsMessageIsNeverTakenAsALaterAttemptsOwn() throws Exception {
+        String load = newLoadId();
+        String sid1 = "SM" + "5".repeat(32);
+        String sid2 = "SM" + "6".repeat(32);
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(created(sid1)));
+        String first = askDriver(load, 1);
+        dispatchDue();
+        clock.advance(Duration.ofSeconds(20));
+        String second = askDriver(load, 2);
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
+        dispatchDue();
+        listAnswers(message(sid1, T0.plusSeconds(1)));
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(created(sid2)));
+        clock.advance(Duration.ofMinutes(1));
+
+        dispatchDue();
+
+        assertThat(outbox.find(first).orElseThrow().receipt()).isEqualTo(sid1);
+        OutboxRow again = outbox.find(second).orElseThrow();
+        assertThat(again.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(again.receipt()).as("its own message, not the first attempt's").isEqualTo(sid2);
+        twilio.verify(3, postRequestedFor(urlEqualTo(MESSAGES)));
+    }
+
+    /**
+     * Two rows to one number with one text whose answers were both lost, and two messages at
+     * Twilio: which is whose cannot be told from the list, so neither is guessed. Once Twilio's
+     * status callbacks (which name each row) are recorded, each row takes its own message.
+     */
+    @Test
+    void messagesThatCannotBeToldApartAreNotGuessedUntilTheStatusCallbacksSay() throws Exception {
+        String load = newLoadId();
+        String sid1 = "SM" + "7".repeat(32);
+        String sid2 = "SM" + "8".repeat(32);
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
+        String first = askDriver(load, 1);
+        dispatchDue();
+        clock.advance(Duration.ofSeconds(5));
+        String second = askDriver(load, 2);
+        dispatchDue();
+        listAnswers(message(sid2, T0.plusSeconds(6)), message(sid1, T0.plusSeconds(1)));
+        clock.advance(Duration.ofMinutes(1));
+
+        dispatchDue();
+
+        assertThat(List.of(outbox.find(first).orElseThrow(), outbox.find(second).orElseThrow()))
+                .allSatisfy(row -> {
+                    assertThat(row.status()).isEqualTo(OutboxStatus.PENDING);
+                    assertThat(row.lastFailure()).contains("cannot be told apart");
+                });
+        ProviderMessages callbacks = new PgProviderMessages(PG.pool());
+        callbacks.record("twilio", sid2, second, "delivered", clock.instant());
+        callbacks.record("twilio", sid1, first, "sent", clock.instant());
+        clock.advance(Duration.ofMinutes(1));
+
+        dispatchDue();
+
+        assertThat(outbox.find(first).orElseThrow().receipt()).isEqualTo(sid1);
+        assertThat(outbox.find(second).orElseThrow().receipt()).isEqualTo(sid2);
+        twilio.verify(2, postRequestedFor(urlEqualTo(MESSAGES)));
+    }
+
+    /**
+     * Twilio accepted the send and the row's mark failed (the database refused it for the whole
+     * finish): the row keeps the message's sid, and its next claim finishes it without a second
+     * request. The driver gets one SMS, and the row holds it.
+     */
+    @Test
+    void anAcceptedSendWhoseMarkFailedIsFinishedWithoutASecondSend() throws Exception {
+        String sid = "SM" + "9".repeat(32);
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(created(sid)));
+        String id = askDriver(newLoadId());
+        deliveredMarksRefused.set(2);
+
+        dispatchDue();
+
+        OutboxRow kept = outbox.find(id).orElseThrow();
+        assertThat(kept.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(kept.receipt()).isEqualTo(sid);
+        clock.advance(Duration.ofMinutes(1));
+
+        dispatchDue();
+
+        OutboxRow done = outbox.find(id).orElseThrow();
+        assertThat(done.status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(done.receipt()).isEqualTo(sid);
+        twilio.verify(1, postRequestedFor(urlEqualTo(MESSAGES)));
+        assertThat(new PgProviderMessages(PG.pool()).messagesOf("twilio", id)).containsExactly(sid);
+    }
+
+    /** A 502 from Twilio's edge may hide a message created behind it: the row is looked for before it is sent again. */
+    @Test
+    void aGatewayErrorIsReconciledBeforeASecondSend() throws Exception {
+        String sid = "SM" + "a".repeat(32);
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(502)));
+        String id = askDriver(newLoadId());
+        dispatchDue();
+        assertThat(outbox.find(id).orElseThrow().unsureSince()).isEqualTo(T0);
+        listAnswers(message(sid, T0.plusSeconds(1)));
+        clock.advance(Duration.ofMinutes(1));
+
+        dispatchDue();
+
+        assertThat(outbox.find(id).orElseThrow().receipt()).isEqualTo(sid);
+        twilio.verify(1, postRequestedFor(urlEqualTo(MESSAGES)));
+    }
+
+    /** The status callback each send names carries its row's outbox id. */
+    @Test
+    void eachSendNamesItsRowInItsStatusCallback() throws Exception {
+        twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(created("SM" + "b".repeat(32))));
+        String id = askDriver(newLoadId());
+        PlainDispatcher withCallback = new PlainDispatcher(PG, clock, vertx, TestChannelsConfig.of(
+                TestChannelsConfig.twilio(URI.create(twilio.baseUrl()), ACCOUNT, "token", "+15557770000", Duration.ofMillis(400),
+                        URI.create("https://loadflow.example/sources/twilio/status")),
+                TestChannelsConfig.endpoint(java.util.Optional.empty(), "none", null, null)));
+
+        withCallback.dispatchDue(dev.loadflow.model.action.Channel.SMS, clock.instant());
+
+        twilio.verify(1, postRequestedFor(urlEqualTo(MESSAGES)).withRequestBody(containing("StatusCallback="
+                + java.net.URLEncoder.encode("https://loadflow.example/sources/twilio/status?outboxId="
+                + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8), java.nio.charset.StandardCharsets.UTF_8))));
+    }
+
+    private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder created(String sid) {
+        return aResponse().withStatus(201).withHeader("Content-Type", "application/json")
+                .withBody("{\"sid\": \"" + sid + "\", \"status\": \"queued\"}");
+    }
+
+    private static String message(String sid, Instant created) {
+        return """
+                {"sid": "%s", "body": "%s", "direction": "outbound-api", "date_created": "%s", "status": "sent",
+                 "to": "+15550100", "from": "+15557770000"}""".formatted(sid, TEXT, RFC_2822.format(created));
     }
 
     private static void listAnswers(String... messages) {

@@ -90,6 +90,13 @@ public final class RowDispatcher {
         if (claimed.attempts() == 1) {
             metrics.firstSendDelay(claimed.channel(), Duration.between(claimed.createdAt(), clock.instant()));
         }
+        if (claimed.receipt() != null) {
+            // an earlier attempt was accepted and its finish failed: finished now, never sent again
+            LOG.infof("%s was accepted by its channel (%s) before: finished without a send", claimed.outboxId(),
+                    claimed.receipt());
+            finisher.finish(claimed, new SendResult.Delivered(claimed.receipt()));
+            return;
+        }
         OutboxRow row = askingFirstAfterAnUnmarkedAttempt(claimed);
         Action action;
         try {

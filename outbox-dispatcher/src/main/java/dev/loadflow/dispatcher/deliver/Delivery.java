@@ -150,7 +150,13 @@ public final class Delivery {
         try {
             result = send.get();
         } catch (RuntimeException e) {
-            result = new SendResult.Retryable(e.getClass().getSimpleName() + ": " + e.getMessage(), Optional.empty());
+            String reason = e.getClass().getSimpleName() + ": " + e.getMessage();
+            // thrown while the request was under way: a provider that keeps no key may have taken it
+            result = channels.dedupes(channel) ? new SendResult.Retryable(reason, Optional.empty()) : new SendResult.Unknown(reason);
+        }
+        if (!channels.dedupes(channel) && result instanceof SendResult.Retryable failed && failed.mayHaveArrived()) {
+            // a provider that keeps no key may have taken it: asked before a second send, or left to an operator
+            result = new SendResult.Unknown(failed.reason());
         }
         long took = System.nanoTime() - start;
         switch (result) {

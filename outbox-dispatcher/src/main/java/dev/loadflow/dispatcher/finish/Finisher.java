@@ -35,7 +35,8 @@ import java.util.function.Predicate;
  * <p>The outcome is published before the mark: a crash between the two leaves the row to be
  * claimed again, re-sent (the channel dedupes on the key) and published again (the event id
  * {@code out:{outboxId}:{status}} is the same, so the log keeps one). Marking first could lose
- * the outcome. A failure after the send (publish or mark) counts as an attempt and backs off.
+ * the outcome. A failure after the send (publish or mark) counts as an attempt and backs off; an
+ * accepted send keeps its receipt through it ({@link Outbox#markAccepted}) and is never sent again.
  * A row that dies publishes a failed outcome; when it was a Hero-channel, internal or webhook
  * action, the outcome says {@code heroChannel} and an OpsAlert follows the publish: never a
  * Hero task.
@@ -155,7 +156,7 @@ public final class Finisher {
             case STALE -> throw new StaleClaimException(row.outboxId());
             case ALONE -> {
                 if (!publish(row, OutcomeStatus.DELIVERED, receipt, null)) {
-                    retryOrBury(row, "delivered, but its outcome could not be published");
+                    accepted(row, receipt, "delivered, but its outcome could not be published");
                     return;
                 }
                 try {
@@ -163,12 +164,23 @@ public final class Finisher {
                 } catch (StaleClaimException e) {
                     throw e;
                 } catch (RuntimeException e) {
-                    retryOrBury(row, "delivered and its outcome published, but the mark failed: " + e.getMessage());
+                    accepted(row, receipt, "delivered and its outcome published, but the mark failed: " + e.getMessage());
                     return;
                 }
                 metrics.sent(row.channel(), Result.DELIVERED);
             }
         }
+    }
+
+    /**
+     * A send the provider accepted whose finish failed: the row keeps its receipt and is due again
+     * on the backoff curve, where its next claim finishes it without sending it again. The retry
+     * budget does not bind it: it is spent on sends, and this one went out.
+     */
+    private void accepted(OutboxRow row, String receipt, String reason) {
+        Instant next = retries.nextAttempt(row.attempts(), null, clock.instant(), Optional.empty()).orElseThrow();
+        outbox.markAccepted(row.outboxId(), row.claimToken(), receipt, reason, next);
+        metrics.sent(row.channel(), Result.RETRY);
     }
 
     /** A delivered row waiting for its group's write. */

@@ -70,7 +70,8 @@ public final class SlackWebApi {
         try {
             answered = JsonReader.MAPPER.readTree(answer.body());
         } catch (Exception e) {
-            return new SendResult.Retryable("Slack answered 200 without JSON: " + e.getMessage(), Optional.empty());
+            // a 200 from a Web API that keeps no key: the post may well be in the channel
+            return new SendResult.Unknown("Slack answered 200 without JSON: " + e.getMessage());
         }
         if (answered.path("ok").asBoolean(false)) {
             return new SendResult.Delivered(answered.path("channel").asText("") + "/" + answered.path("ts").asText(""));

@@ -6,7 +6,10 @@ import dev.loadflow.dispatcher.send.Reconciler;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.provider.ProviderMessages;
+import org.jboss.logging.Logger;
 
 import java.net.URI;
 import java.net.URLEncoder;
@@ -18,8 +21,12 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -32,10 +39,15 @@ import java.util.stream.Collectors;
  * (queued to the carrier, not yet on the handset): delivered as far as loadflow can know, with
  * the message's {@code sid} as the receipt.
  *
- * <p>Twilio keeps no idempotency key: a request whose answer was lost may have created the
- * message. Before such a row is sent again, {@link #find} lists the messages to that number
- * ({@code GET Messages.json?To=…}) and takes an outbound one with the same body, created since
- * the row's first attempt, as the row delivered.
+ * <p>Twilio keeps no idempotency key, so each send is made recognisable instead: its
+ * {@code StatusCallback} names the row ({@code ?outboxId=…}), so Twilio's status callbacks tell
+ * which message is whose, and the {@code sid} of every message Twilio answers with is recorded as
+ * the row's ({@link ProviderMessages}: one message is the receipt of at most one row). A request
+ * whose answer was lost may have created the message: before such a row is sent again,
+ * {@link #find} takes the message recorded for it if there is one; otherwise it lists the
+ * messages to that number ({@code GET Messages.json?To=…}), passes over those other rows hold, and
+ * takes the one left (outbound, the same body, created since the row's first attempt) only when
+ * no other row could own it. What cannot be told apart is not guessed (docs/adr/0007).
  *
  * <p>Answers: {@code 429} and {@code 5xx} are retryable ({@code Retry-After} honoured); other
  * {@code 4xx} are permanent, with Twilio's error {@code code} and {@code message} in the reason
@@ -66,14 +78,40 @@ public final class TwilioSms implements Reconciler {
     static final Duration CLOCK_SKEW = Duration.ofMinutes(2);
     /** Messages to one number looked at per reconcile (one page; a driver gets far fewer in a row's life). */
     static final int PAGE_SIZE = 50;
+    /** How far back of the first attempt another row to the number may have been made and still be sending. */
+    static final Duration ROW_REACH = Duration.ofMinutes(10);
+    /** The provider's name in {@link ProviderMessages}. */
+    public static final String PROVIDER = "twilio";
+
+    private static final Logger LOG = Logger.getLogger(TwilioSms.class);
+
+    /**
+     * Where the rows' messages are kept: which message is whose, and the other SMS rows to a
+     * number. {@link #NONE} keeps nothing: every message is taken as nobody's (for tests of the
+     * protocol alone).
+     */
+    public record Ledger(ProviderMessages messages, Outbox outbox) {
+        public static final Ledger NONE = new Ledger(null, null);
+
+        boolean kept() {
+            return messages != null && outbox != null;
+        }
+    }
 
     private final Account account;
     private final ChannelTransport transport;
     private final Clock clock;
     private final URI messages;
     private final Map<String, String> auth;
+    private final Ledger ledger;
 
+    /** A sender whose messages are recorded nowhere (tests of the protocol alone). */
     public TwilioSms(Account account, ChannelTransport transport, Clock clock) {
+        this(account, transport, clock, Ledger.NONE);
+    }
+
+    public TwilioSms(Account account, ChannelTransport transport, Clock clock, Ledger ledger) {
+        this.ledger = ledger;
         this.account = account;
         this.transport = transport;
         this.clock = clock;
@@ -83,14 +121,18 @@ public final class TwilioSms implements Reconciler {
                 (account.accountSid() + ":" + account.authToken()).getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** Creates the message; a lost answer is {@link SendResult.Unknown} (Twilio may have it). */
-    public SendResult send(Action.SendSms sms) {
+    /**
+     * Creates the message of row {@code outboxId}, its status callback naming the row, and records
+     * the message Twilio answers with as the row's; a lost answer is {@link SendResult.Unknown}
+     * (Twilio may have it).
+     */
+    public SendResult send(String outboxId, Action.SendSms sms) {
         Map<String, String> form = new LinkedHashMap<>();
         form.put("To", sms.to());
         account.from().ifPresent(from -> form.put("From", from));
         account.messagingServiceSid().ifPresent(service -> form.put("MessagingServiceSid", service));
         form.put("Body", sms.text());
-        account.statusCallback().ifPresent(callback -> form.put("StatusCallback", callback.toString()));
+        account.statusCallback().ifPresent(callback -> form.put("StatusCallback", statusCallback(callback, outboxId)));
         Map<String, String> headers = new LinkedHashMap<>(auth);
         headers.put("Content-Type", "application/x-www-form-urlencoded");
         headers.put("Accept", "application/json");
@@ -103,20 +145,31 @@ public final class TwilioSms implements Reconciler {
                     : new SendResult.Retryable("Twilio not reached: " + e.getMessage(), Optional.empty());
         }
         if (answer.status() >= 200 && answer.status() < 300) {
-            return new SendResult.Delivered(field(answer.body(), "sid").orElse(answer.body()));
+            Optional<String> sid = field(answer.body(), "sid");
+            sid.ifPresent(message -> recordQuietly(message, outboxId, field(answer.body(), "status").orElse(null)));
+            return new SendResult.Delivered(sid.orElse(answer.body()));
         }
         SendResult classified = SendResult.of(answer.status(), answer.body(), answer.retryAfter(), clock);
         return classified instanceof SendResult.Permanent ? new SendResult.Permanent(refusal(answer)) : classified;
     }
 
     /**
-     * Lists the messages to the row's number and looks for its own: outbound, the same body,
-     * created since its first attempt (less {@link #CLOCK_SKEW}).
+     * The row's message at Twilio: the one recorded for it (its answer, or a status callback naming
+     * the row); otherwise, from the list of messages to its number, the one outbound with its body,
+     * created since its first attempt (less {@link #CLOCK_SKEW}), that no other row holds, when no
+     * other row to that number with that body could own it. Two candidates, or another row that
+     * may own the one candidate, cannot be told apart: {@link CannotTell}, never a guess.
      */
     @Override
     public Found find(OutboxRow row, Action action) {
         if (!(action instanceof Action.SendSms sms)) {
             return new CannotTell("only SMS is sent through Twilio, not " + action.type().wire());
+        }
+        if (ledger.kept()) {
+            List<String> recorded = ledger.messages().messagesOf(PROVIDER, row.outboxId());
+            if (!recorded.isEmpty()) {
+                return new Has(recorded.getFirst());
+            }
         }
         Instant since = Optional.ofNullable(row.firstAttemptAt()).orElse(row.createdAt()).minus(CLOCK_SKEW);
         Map<String, String> query = new LinkedHashMap<>();
@@ -142,6 +195,7 @@ public final class TwilioSms implements Reconciler {
             return new CannotTell("Twilio's message list is not JSON: " + e.getMessage());
         }
         boolean reachesBack = list.size() < PAGE_SIZE;
+        Set<String> candidates = new LinkedHashSet<>();
         for (JsonNode message : list) {
             Optional<Instant> created = instant(message.path("date_created").asText(null));
             if (created.isPresent() && created.get().isBefore(since)) {
@@ -149,11 +203,74 @@ public final class TwilioSms implements Reconciler {
                 continue;
             }
             if (message.path("direction").asText("").startsWith("outbound") && sms.text().equals(message.path("body").asText(null))) {
-                return new Has(message.path("sid").asText());
+                candidates.add(message.path("sid").asText());
             }
         }
-        return reachesBack ? new HasNot()
-                : new CannotTell("more than " + PAGE_SIZE + " messages to that number since " + since + ": not all looked at");
+        return ownOf(row, sms, candidates, since, reachesBack);
+    }
+
+    /** Which of {@code candidates} (messages to the row's number with its body) is the row's, if one surely is. */
+    private Found ownOf(OutboxRow row, Action.SendSms sms, Set<String> candidates, Instant since, boolean reachesBack) {
+        Set<String> free = new LinkedHashSet<>(candidates);
+        List<String> rivals = new ArrayList<>();
+        if (ledger.kept()) {
+            free.removeAll(ledger.messages().holders(PROVIDER, candidates).keySet());
+            for (OutboxRow other : ledger.outbox().smsTo(sms.to(), since.minus(ROW_REACH))) {
+                if (other.outboxId().equals(row.outboxId()) || !sameText(other, sms.text())) {
+                    continue;
+                }
+                if (other.receipt() != null) {
+                    free.remove(other.receipt());
+                } else if (other.attempts() > 0 && ledger.messages().messagesOf(PROVIDER, other.outboxId()).isEmpty()) {
+                    rivals.add(other.outboxId());
+                }
+            }
+        }
+        if (free.isEmpty()) {
+            return reachesBack ? new HasNot()
+                    : new CannotTell("more than " + PAGE_SIZE + " messages to that number since " + since + ": not all looked at");
+        }
+        if (free.size() > 1 || !rivals.isEmpty()) {
+            return new CannotTell(free.size() + " message(s) to that number with this text held by no row, and "
+                    + rivals.size() + " other row(s) that may own them " + rivals + ": cannot be told apart");
+        }
+        String sid = free.iterator().next();
+        if (ledger.kept() && ledger.messages().record(PROVIDER, sid, row.outboxId(), null, clock.instant())
+                == ProviderMessages.Recorded.HELD_BY_ANOTHER) {
+            return new CannotTell(sid + " was taken as another row's meanwhile");
+        }
+        return new Has(sid);
+    }
+
+    private static boolean sameText(OutboxRow other, String text) {
+        try {
+            return other.action() instanceof Action.SendSms sent && sent.text().equals(text);
+        } catch (RuntimeException unreadable) {
+            return false;
+        }
+    }
+
+    /** Records {@code sid} as the row's; a failure to (the database unreachable) leaves it to a later reconcile. */
+    private void recordQuietly(String sid, String outboxId, String status) {
+        if (!ledger.kept()) {
+            return;
+        }
+        try {
+            if (ledger.messages().record(PROVIDER, sid, outboxId, status, clock.instant())
+                    == ProviderMessages.Recorded.HELD_BY_ANOTHER) {
+                LOG.errorf("Twilio answered %s with message %s, which another row holds: the row keeps it as its receipt",
+                        outboxId, sid);
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("message %s of %s not recorded (%s): its status callback or a reconcile records it", sid, outboxId,
+                    e.getMessage());
+        }
+    }
+
+    /** The status callback of one row's message: the configured URL with {@code outboxId} added to its query. */
+    static String statusCallback(URI callback, String outboxId) {
+        String url = callback.toString();
+        return url + (url.contains("?") ? "&" : "?") + "outboxId=" + URLEncoder.encode(outboxId, StandardCharsets.UTF_8);
     }
 
     private static String encode(Map<String, String> fields) {

@@ -68,6 +68,12 @@ public final class ChannelClients {
 
     /** @param senders the senders of added channels, one per channel */
     public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<ChannelSender> senders) {
+        this(config, transport, clock, senders, TwilioSms.Ledger.NONE);
+    }
+
+    /** @param ledger where the messages of providers without idempotency keys are recorded as their rows' */
+    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<ChannelSender> senders,
+                          TwilioSms.Ledger ledger) {
         this.senders = new HashMap<>();
         for (ChannelSender sender : senders) {
             if (BUILT_IN.contains(sender.channel())) {
@@ -85,7 +91,7 @@ public final class ChannelClients {
         this.slack = Channel.of("slack", config.slack(), "");
         this.twilio = switch (config.sms().provider()) {
             case "generic" -> Optional.empty();
-            case "twilio" -> Optional.of(twilio(config.sms(), transport, clock));
+            case "twilio" -> Optional.of(twilio(config.sms(), transport, clock, ledger));
             default -> throw new IllegalArgumentException("loadflow.channels.sms.provider is generic or twilio, got '"
                     + config.sms().provider() + "'");
         };
@@ -101,11 +107,12 @@ public final class ChannelClients {
                 "", config.slack().timeout(), Map.of(), false)));
     }
 
-    private static TwilioSms twilio(ChannelsConfig.SmsEndpoint sms, ChannelTransport transport, Clock clock) {
+    private static TwilioSms twilio(ChannelsConfig.SmsEndpoint sms, ChannelTransport transport, Clock clock,
+                                    TwilioSms.Ledger ledger) {
         ChannelsConfig.Twilio settings = sms.twilio();
         return new TwilioSms(new TwilioSms.Account(settings.apiUrl(), settings.accountSid().orElse(null),
                 settings.authToken().orElse(null), settings.from(), settings.messagingServiceSid(),
-                settings.statusCallback(), sms.timeout()), transport, clock);
+                settings.statusCallback(), sms.timeout()), transport, clock, ledger);
     }
 
     /**
@@ -163,7 +170,7 @@ public final class ChannelClients {
 
     public SendResult sms(String outboxId, Action.SendSms message) {
         if (twilio.isPresent()) {
-            return twilio.get().send(message);
+            return twilio.get().send(outboxId, message);
         }
         return send(sms, outboxId, new ChannelBodies.Sms(message.to(), message.text()));
     }

@@ -26,6 +26,16 @@ public sealed interface SendResult {
             this(reason, retryAfter, 0);
         }
 
+        /**
+         * Whether the request may have been carried out though it failed: a {@code 500}, or a
+         * gateway's {@code 502} or {@code 504} (the service behind it may have taken it). A
+         * {@code 503} or {@code 429} is a refusal before any work; a request never written is
+         * {@link Retryable} with no status, one whose answer was lost {@link Unknown}.
+         */
+        public boolean mayHaveArrived() {
+            return status == 500 || status == 502 || status == 504;
+        }
+
         /** The provider said it is over its capacity (429, 503): send to it more slowly. */
         public boolean overloaded() {
             return status == 429 || status == 503;

@@ -92,6 +92,7 @@ class TwilioSmsTest {
         return sms(Optional.of("+15557770000"), Optional.empty(), Duration.ofSeconds(2));
     }
 
+    private static final String ROW_ID = "481207/ask:eta_request:ping_0700/1/send_sms";
     private static final Action.SendSms ASK = new Action.SendSms(AskId.of("eta_request", "ping_0700"), 1, "+15550100",
             "Hi, it's dispatch: what is your ETA to Chicago & Co?");
 
@@ -100,7 +101,7 @@ class TwilioSmsTest {
         twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201)
                 .withHeader("Content-Type", "application/json").withBody(message("SM" + "1".repeat(32), ASK.text(), T0))));
 
-        SendResult result = sms().send(ASK);
+        SendResult result = sms().send(ROW_ID, ASK);
 
         assertThat(result).isEqualTo(new SendResult.Delivered("SM" + "1".repeat(32)));
         twilio.verify(1, postRequestedFor(urlEqualTo(MESSAGES))
@@ -116,7 +117,7 @@ class TwilioSmsTest {
         twilio.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201).withBody(message("SM" + "2".repeat(32), ASK.text(), T0))));
         String service = "MG" + "abcdef0123456789".repeat(2);
 
-        sms(Optional.empty(), Optional.of(service), Duration.ofSeconds(2)).send(ASK);
+        sms(Optional.empty(), Optional.of(service), Duration.ofSeconds(2)).send(ROW_ID, ASK);
 
         List<String> form = List.of(twilio.getAllServeEvents().getFirst().getRequest().getBodyAsString().split("&"));
         assertThat(form).contains("MessagingServiceSid=" + service).noneMatch(field -> field.startsWith("From="));
@@ -143,7 +144,7 @@ class TwilioSmsTest {
                             + "\"https://www.twilio.com/docs/errors/" + code + "\", \"status\": " + status + "}")));
             result = new TwilioSms(new TwilioSms.Account(URI.create(refusing.baseUrl()), ACCOUNT, TOKEN,
                     Optional.of("+15557770000"), Optional.empty(), Optional.empty(), Duration.ofSeconds(2)),
-                    new VertxHttpTransport(vertx, 4), clock).send(ASK);
+                    new VertxHttpTransport(vertx, 4), clock).send(ROW_ID, ASK);
         } finally {
             refusing.stop();
         }
@@ -170,7 +171,7 @@ class TwilioSmsTest {
             late.stubFor(post(urlEqualTo(MESSAGES)).willReturn(aResponse().withStatus(201).withFixedDelay(1_500)
                     .withBody(message("SM" + "3".repeat(32), ASK.text(), T0))));
             assertThat(new TwilioSms(new TwilioSms.Account(URI.create(late.baseUrl()), ACCOUNT, TOKEN, Optional.of("+15557770000"),
-                    Optional.empty(), Optional.empty(), Duration.ofMillis(300)), new VertxHttpTransport(vertx, 4), clock).send(ASK))
+                    Optional.empty(), Optional.empty(), Duration.ofMillis(300)), new VertxHttpTransport(vertx, 4), clock).send(ROW_ID, ASK))
                     .isInstanceOf(SendResult.Unknown.class);
         } finally {
             late.stop();
@@ -178,7 +179,7 @@ class TwilioSmsTest {
         TwilioSms nowhere = new TwilioSms(new TwilioSms.Account(URI.create("http://127.0.0.1:1"), ACCOUNT, TOKEN,
                 Optional.of("+15557770000"), Optional.empty(), Optional.empty(), Duration.ofSeconds(2)),
                 new VertxHttpTransport(vertx, 4), clock);
-        assertThat(nowhere.send(ASK)).as("nothing reached Twilio").isInstanceOf(SendResult.Retryable.class);
+        assertThat(nowhere.send(ROW_ID, ASK)).as("nothing reached Twilio").isInstanceOf(SendResult.Retryable.class);
     }
 
     @Test

@@ -48,6 +48,12 @@ public final class TestChannelsConfig {
 
     /** The SMS channel through Twilio's Messages API at {@code api}, sending from {@code from}. */
     public static Channel twilio(URI api, String accountSid, String authToken, String from, Duration timeout) {
+        return twilio(api, accountSid, authToken, from, timeout, null);
+    }
+
+    /** As above, each message's status callback at {@code statusCallback} (null: none). */
+    public static Channel twilio(URI api, String accountSid, String authToken, String from, Duration timeout,
+                                 URI statusCallback) {
         ChannelsConfig.Twilio settings = new ChannelsConfig.Twilio() {
             @Override
             public Optional<String> accountSid() {
@@ -71,7 +77,7 @@ public final class TestChannelsConfig {
 
             @Override
             public Optional<URI> statusCallback() {
-                return Optional.empty();
+                return Optional.ofNullable(statusCallback);
             }
 
             @Override

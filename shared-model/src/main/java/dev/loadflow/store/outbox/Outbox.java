@@ -71,6 +71,21 @@ public interface Outbox {
     void markFailed(String outboxId, UUID claimToken, String failure, Instant retryAt);
 
     /**
+     * Records an attempt the provider accepted ({@code receipt}) whose finish failed (its outcome
+     * could not be published, or its mark written): the row stays pending, due again at
+     * {@code retryAt}, and keeps the receipt, so its next claim finishes it without sending it
+     * again. The failure is kept as a failed attempt's.
+     */
+    void markAccepted(String outboxId, UUID claimToken, String receipt, String failure, Instant retryAt);
+
+    /**
+     * The SMS rows to {@code to} created at or after {@code since}, whatever their status: the
+     * rows that could own a message a provider has to that number (a reconcile tells its own
+     * message from theirs).
+     */
+    List<OutboxRow> smsTo(String to, Instant since);
+
+    /**
      * Records an attempt whose answer was lost on a channel that keeps no idempotency key (the
      * provider may have the message): as {@link #markFailed} with a {@code retryAt}, and the row
      * keeps {@code unsure_since} (this attempt's time, unless an earlier one set it) until it is

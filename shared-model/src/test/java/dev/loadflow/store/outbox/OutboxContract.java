@@ -126,6 +126,42 @@ public abstract class OutboxContract {
         assertThat(outbox.forLoad("no-such-load")).isEmpty();
     }
 
+    /** A send the provider accepted whose finish failed keeps its receipt: the next claim finds it, still pending. */
+    @Test
+    final void anAcceptedSendWhoseFinishFailedKeepsItsReceiptForTheNextClaim() {
+        String sms = stageAsk(T0);
+        OutboxRow first = claimOnly(sms);
+
+        outbox.markAccepted(sms, first.claimToken(), "SMaaa", "accepted, but its outcome could not be published",
+                T0.plusSeconds(2));
+        clock.advance(Duration.ofSeconds(2));
+        OutboxRow second = claimOnly(sms);
+
+        assertThat(second.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(second.receipt()).isEqualTo("SMaaa");
+        assertThat(second.attempts()).isEqualTo(2);
+        assertThat(outbox.failures(sms)).extracting(OutboxFailure::failure)
+                .containsExactly("accepted, but its outcome could not be published");
+        assertThatThrownBy(() -> outbox.markAccepted(sms, first.claimToken(), "SMbbb", "late", T0))
+                .isInstanceOf(StaleClaimException.class);
+        outbox.markDispatched(sms, second.claimToken(), second.receipt());
+        assertThat(outbox.find(sms).orElseThrow().receipt()).isEqualTo("SMaaa");
+    }
+
+    /** The SMS rows to one number, whatever their status, and only those since the time asked. */
+    @Test
+    final void smsToListsTheSmsRowsToANumberSinceATime() {
+        String early = stageAsk(T0);
+        clock.advance(Duration.ofMinutes(10));
+        String late = stageAsk(clock.instant());
+        OutboxRow claimed = claimOnly(late);
+        outbox.markDispatched(late, claimed.claimToken(), "SMccc");
+
+        assertThat(outbox.smsTo("+15550100", T0)).extracting(OutboxRow::outboxId).containsExactly(early, late);
+        assertThat(outbox.smsTo("+15550100", T0.plusSeconds(60))).extracting(OutboxRow::outboxId).containsExactly(late);
+        assertThat(outbox.smsTo("+15550199", T0)).isEmpty();
+    }
+
     /** A lost answer on a channel without idempotency: the row comes back knowing since when it is unsure. */
     @Test
     final void anUnsureAttemptIsRetriedAndTheRowRemembersSinceWhen() {

@@ -110,6 +110,19 @@ public final class PgOutbox implements Outbox {
             INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
             SELECT outbox_id, load_id, attempts, $5::timestamptz, $3, $4::timestamptz IS NULL FROM failed""";
 
+    /** MARK_FAILED for an attempt the provider accepted ($7 its receipt, kept) whose finish failed: still pending. */
+    static final String MARK_ACCEPTED = """
+            WITH failed AS (
+                UPDATE outbox SET available_at = $4, last_failure = $3, receipt = $7, claim_token = NULL, claimed_until = NULL
+                WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $6
+                RETURNING outbox_id, load_id, attempts)
+            INSERT INTO outbox_failure (outbox_id, load_id, attempt, failed_at, failure, parked)
+            SELECT outbox_id, load_id, attempts, $5, $3, false FROM failed""";
+
+    /** The SMS rows to one number since a time ({@code outbox_sms_to_idx}, V34). */
+    static final String SMS_TO = "SELECT " + COLUMNS + " FROM outbox WHERE channel = 'sms' AND payload ->> 'to' = $1"
+            + " AND created_at >= $2 ORDER BY created_at, outbox_id";
+
     /** MARK_FAILED for an attempt whose answer was lost: due again at $4, unsure since the first such attempt ($5 now). */
     static final String MARK_UNSURE = """
             WITH failed AS (
@@ -418,6 +431,20 @@ public final class PgOutbox implements Outbox {
         if (result.rowCount() != 1) {
             throw new StaleClaimException(outboxId);
         }
+    }
+
+    @Override
+    public void markAccepted(String outboxId, UUID claimToken, String receipt, String failure, Instant retryAt) {
+        Tuple params = Tuple.of(outboxId, claimToken, failure, Pg.at(retryAt), Pg.at(clock.instant()), loadOf(outboxId))
+                .addString(receipt);
+        if (Pg.await(pool.preparedQuery(MARK_ACCEPTED).execute(params)).rowCount() != 1) {
+            throw new StaleClaimException(outboxId);
+        }
+    }
+
+    @Override
+    public List<OutboxRow> smsTo(String to, Instant since) {
+        return map(Pg.await(pool.preparedQuery(SMS_TO).execute(Tuple.of(to, Pg.at(since)))));
     }
 
     @Override
