@@ -12,6 +12,8 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.driver.PgDriverLoads;
+import dev.loadflow.store.provider.PgProviderMessages;
+import dev.loadflow.store.provider.ProviderMessages;
 import dev.loadflow.worker.agent.AgentMetrics;
 import dev.loadflow.worker.agent.AgentPolicy;
 import dev.loadflow.worker.agent.PolicyConfig;
@@ -56,6 +58,12 @@ public class WorkerProducers {
     @Singleton
     PgDriverLoads driverLoads(Pool pool) {
         return new PgDriverLoads(pool);
+    }
+
+    @Produces
+    @Singleton
+    ProviderMessages providerMessages(Pool pool) {
+        return new PgProviderMessages(pool);
     }
 
     @Produces

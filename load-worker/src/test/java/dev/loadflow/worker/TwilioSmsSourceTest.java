@@ -160,4 +160,79 @@ class TwilioSmsSourceTest {
         assertThat(db().rows("SELECT action_type FROM outbox WHERE load_id = ?", load))
                 .extracting(row -> row.get("action_type")).contains("create_hero_task");
     }
+
+    /** A status callback as Twilio posts it for a message the dispatcher sent. */
+    private static Map<String, String> statusOf(String sid, String status) {
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("SmsSid", sid);
+        form.put("SmsStatus", status);
+        form.put("MessageStatus", status);
+        form.put("To", "+15550100");
+        form.put("MessageSid", sid);
+        form.put("AccountSid", "AC" + "0123456789abcdef".repeat(2));
+        form.put("From", "+15557770000");
+        form.put("ApiVersion", "2010-04-01");
+        return form;
+    }
+
+    private static final String STATUS_URL = "https://loadflow.example.com/sources/twilio/status";
+
+    private static ExtractableResponse<Response> statusCallback(String outboxId, Map<String, String> form, String signature) {
+        var request = given().contentType("application/x-www-form-urlencoded").formParams(form);
+        if (outboxId != null) {
+            request = request.queryParam("outboxId", outboxId);
+        }
+        return (signature == null ? request : request.header("X-Twilio-Signature", signature))
+                .post("/sources/twilio/status").then().extract();
+    }
+
+    private static String statusUrl(String outboxId) {
+        return STATUS_URL + "?outboxId=" + java.net.URLEncoder.encode(outboxId, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static java.util.List<Map<String, Object>> recorded(String sid) {
+        return db().rows("SELECT outbox_id, status FROM provider_message WHERE provider = 'twilio' AND message_id = ?", sid);
+    }
+
+    /**
+     * Twilio's status callbacks name the row their message was sent for: the message becomes that
+     * row's, its status follows, and no other row can take it afterwards.
+     */
+    @Test
+    void aStatusCallbackRecordsTheMessageAsTheRowItNamesAndNoOtherRowTakesIt() {
+        String row = newLoadId() + "/ask:eta_request:ping_0700/1/send_sms";
+        String other = row.replace("/1/", "/2/");
+        String sid = messageSid();
+
+        Map<String, String> sent = statusOf(sid, "sent");
+        assertThat(statusCallback(row, sent, signed(statusUrl(row), sent, TOKEN)).statusCode()).isEqualTo(204);
+        Map<String, String> delivered = statusOf(sid, "delivered");
+        assertThat(statusCallback(row, delivered, signed(statusUrl(row), delivered, TOKEN)).statusCode()).isEqualTo(204);
+        ExtractableResponse<Response> taken = statusCallback(other, delivered, signed(statusUrl(other), delivered, TOKEN));
+
+        assertThat(taken.statusCode()).isEqualTo(409);
+        assertThat(taken.contentType()).startsWith("application/problem+json");
+        assertThat(recorded(sid)).singleElement().satisfies(message -> {
+            assertThat(message.get("outbox_id")).isEqualTo(row);
+            assertThat(message.get("status")).isEqualTo("delivered");
+        });
+    }
+
+    /** A callback not signed by Twilio for the URL it was posted to, or whose row was swapped after signing, records nothing. */
+    @Test
+    void aStatusCallbackNotSignedForItsOwnUrlRecordsNothing() {
+        String row = newLoadId() + "/ask:eta_request:ping_0700/1/send_sms";
+        String swapped = newLoadId() + "/ask:eta_request:ping_0700/1/send_sms";
+        String sid = messageSid();
+        Map<String, String> form = statusOf(sid, "sent");
+
+        assertThat(statusCallback(row, form, null).statusCode()).isEqualTo(403);
+        assertThat(statusCallback(row, form, signed(statusUrl(row), form, "another-account-token")).statusCode()).isEqualTo(403);
+        assertThat(statusCallback(swapped, form, signed(statusUrl(row), form, TOKEN)).statusCode()).isEqualTo(403);
+        ExtractableResponse<Response> nameless = statusCallback(null, form, signed(STATUS_URL, form, TOKEN));
+
+        assertThat(nameless.statusCode()).isEqualTo(400);
+        assertThat(JsonPath.from(nameless.asString()).getString("field")).isEqualTo("outboxId");
+        assertThat(recorded(sid)).isEmpty();
+    }
 }

@@ -17,4 +17,16 @@ public interface TwilioSourceConfig {
      * through the ingress): Twilio signs that URL, not the address the pod sees.
      */
     Optional<URI> webhookUrl();
+
+    /**
+     * The public URL of {@code POST /sources/twilio/status} as Twilio calls it, without the query
+     * the dispatcher adds per message (its {@code loadflow.channels.sms.twilio.status-callback}):
+     * Twilio signs that URL. Unset, the webhook URL with its last segment {@code status}.
+     */
+    Optional<URI> statusUrl();
+
+    /** {@link #statusUrl()}, or the webhook URL's sibling {@code status}. */
+    default Optional<URI> statusUrlOrSibling() {
+        return statusUrl().or(() -> webhookUrl().map(url -> url.resolve("status")));
+    }
 }

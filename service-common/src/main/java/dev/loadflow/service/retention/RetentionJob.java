@@ -44,8 +44,11 @@ public class RetentionJob {
         DEAD_OUTBOX("outbox", "outbox_failure"),
         /** Ops alerts (the dispatcher). */
         ALERTS("ops_alert"),
-        /** {@code processed_event} (the dispatcher, whose fan-out handlers write it). */
-        PROCESSED("processed_event");
+        /**
+         * {@code processed_event} (the dispatcher, whose fan-out handlers write it), and on the same
+         * horizon the provider messages held by rows ({@code provider_message}).
+         */
+        PROCESSED("processed_event", "provider_message");
 
         private final String[] tables;
 
@@ -120,8 +123,12 @@ public class RetentionJob {
                 }
                 case ALERTS -> count(counts, "ops_alert",
                         BatchedDelete.untilDone(b -> retention.pruneAlerts(now.minus(config.dead()), b), batch));
-                case PROCESSED -> count(counts, "processed_event",
-                        BatchedDelete.untilDone(b -> retention.pruneProcessed(now.minus(config.processed()), b), batch));
+                case PROCESSED -> {
+                    count(counts, "processed_event",
+                            BatchedDelete.untilDone(b -> retention.pruneProcessed(now.minus(config.processed()), b), batch));
+                    count(counts, "provider_message",
+                            BatchedDelete.untilDone(b -> retention.pruneProviderMessages(now.minus(config.processed()), b), batch));
+                }
             }
         }
         if (counts.values().stream().anyMatch(n -> n > 0)) {

@@ -123,6 +123,14 @@ public final class PgRetention {
                 ORDER BY p.processed_at LIMIT $2)""";
 
     /**
+     * Provider messages recorded before $1 (on the coordinator on Citus too). A reconcile looks
+     * only at the minutes around a row's first attempt, so an old record decides nothing.
+     */
+    static final String PRUNE_PROVIDER_MESSAGES = """
+            DELETE FROM provider_message WHERE (provider, message_id) IN (
+                SELECT provider, message_id FROM provider_message WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2)""";
+
+    /**
      * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). A
      * statement there may not lock rows of many shards ({@code FOR UPDATE}), join the
      * coordinator's queue tables to a shard's, or correlate a subquery with a set returning
@@ -394,6 +402,11 @@ public final class PgRetention {
         } finally {
             connection.close();
         }
+    }
+
+    /** Deletes up to {@code batchSize} provider messages recorded before {@code before}; returns how many. */
+    public int pruneProviderMessages(Instant before, int batchSize) {
+        return delete(PRUNE_PROVIDER_MESSAGES, before, batchSize);
     }
 
     private int delete(String sql, Instant before, int batchSize) {
