@@ -134,31 +134,56 @@ class FailureScenarioTest extends EvalScenario {
         assertThat(opsAlerts()).isZero();
     }
 
+    /**
+     * The SMS went out and its delivered outcome cannot be published for longer than the retry
+     * budget: the row keeps its receipt and is never sent again; no failed outcome is made up
+     * (the driver has the SMS), on-call is paged once, and when the queue takes outcomes again the
+     * load hears it was delivered.
+     */
     @Test
-    void aDeliveredOutcomeThatCannotBePublishedWithinTheBudgetBuriesTheRowAndAFailedOutcomeFollows() {
-        h.publishOutcomesTo(refusing(messageId -> messageId.endsWith(":delivered")));
+    void aDeliveredOutcomeThatCannotBePublishedPastTheBudgetKeepsItsReceiptPagesOnCallAndIsLoggedWhenTheQueueIsBack() {
+        AtomicBoolean down = new AtomicBoolean(true);
+        h.publishOutcomesTo(refusing(messageId -> down.get() && messageId.endsWith(":delivered")));
         askOpenedAt0701();
-        settleUntilDead(key(1, "send_sms"));
+        settleFor(Harness.BUDGET.plusSeconds(60));
 
-        OutboxRow dead = row(key(1, "send_sms"));
-        assertThat(dead.lastFailure()).contains("retry budget").contains("outcome could not be published");
-        assertThat(dead.attempts()).as("each failed publish was an attempt on the back-off curve").isGreaterThan(3);
+        OutboxRow kept = row(key(1, "send_sms"));
+        assertThat(kept.status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(kept.receipt()).as("the provider's receipt is kept").isNotNull();
+        assertThat(kept.lastFailure()).contains("outcome could not be published");
+        assertThat(logged("out:" + key(1, "send_sms") + ":failed")).as("no failure is made up").isZero();
+        assertThat(heroTasks()).isEmpty();
+        assertThat(h.alerts.list(null, 0, 100)).filteredOn(alert -> key(1, "send_sms").equals(alert.outboxId()))
+                .singleElement().satisfies(alert -> assertThat(alert.kind()).isEqualTo("outcome_unpublished"));
+
+        down.set(false);
+        settleFor(Duration.ofSeconds(40));
+
+        assertThat(row(key(1, "send_sms")).status()).isEqualTo(OutboxStatus.DISPATCHED);
+        assertThat(row(key(1, "send_sms")).receipt()).isEqualTo(kept.receipt());
+        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isEqualTo(1);
         expectSmsKeys(key(1, "send_sms"));
-        assertThat(logged("out:" + key(1, "send_sms") + ":delivered")).isZero();
-        assertThat(logged("out:" + key(1, "send_sms") + ":failed")).as("the load hears of it, best effort").isEqualTo(1);
-        assertThat(heroTasks()).as("as for any failed SMS: a Hero calls the driver").hasSize(1);
-        assertThat(h.alerts.list(null, 0, 100)).as("the SMS's failed outcome was published: nothing to page about")
-                .noneMatch(alert -> key(1, "send_sms").equals(alert.outboxId()));
+        assertThat(channels().requests("sms", key(1, "send_sms"))).as("sent once").isOne();
     }
 
     @Test
     void whenNoOutcomeCanBePublishedTheBuriedRowPagesOnCall() {
         h.publishOutcomesTo(refusing(messageId -> true));
+        channels().failAlways("sms", 400);
         askOpenedAt0701();
         settleUntilDead(key(1, "send_sms"));
 
         assertThat(logged("out:" + key(1, "send_sms") + ":failed")).isZero();
         assertThat(h.alerts.list(null, 0, 10)).extracting(a -> a.kind()).contains("outcome_unpublished");
+    }
+
+    private static void settleFor(Duration span) {
+        java.time.Instant until = h.clock.instant().plus(span);
+        h.settle();
+        while (h.clock.instant().isBefore(until)) {
+            h.clock.advance(Duration.ofSeconds(10));
+            h.settle();
+        }
     }
 
     /** The load queue as the dispatcher sees it: unreachable for every publish of a message whose id {@code refuses}. */

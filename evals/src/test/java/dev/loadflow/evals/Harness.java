@@ -105,7 +105,7 @@ public final class Harness implements AutoCloseable {
     private final WorkerMetrics workerMetrics;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final SimpleMeterRegistry workerRegistry = new SimpleMeterRegistry();
-    private final ChannelClients clients;
+    private ChannelClients clients;
     private final ChannelGuards guards;
     private final DispatcherMetrics dispatcherMetrics;
     private LoadRun worker;
@@ -154,6 +154,15 @@ public final class Harness implements AutoCloseable {
         dispatcherMetrics = new DispatcherMetrics(registry);
         dispatcher = dispatcherWith(outbox);
         pump = pumpWith(timers);
+    }
+
+    /**
+     * From now on the SMS endpoint keeps no idempotency key (as Twilio's Messages API keeps none):
+     * a send whose answer may have been lost is never sent again by itself.
+     */
+    void smsKeepsNoKey() {
+        clients = new ChannelClients(PlainConfigs.channels(channels.base(), false), new JdkHttpTransport(), clock);
+        dispatcher = dispatcherWith(outbox);
     }
 
     /** A dispatcher of its own on {@code store} (e.g. one that crashes at a chosen step). */

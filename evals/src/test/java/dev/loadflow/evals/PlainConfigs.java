@@ -16,6 +16,11 @@ final class PlainConfigs {
     }
 
     static ChannelsConfig channels(URI base) {
+        return channels(base, true);
+    }
+
+    /** @param smsDedupes whether the SMS endpoint keeps the idempotency key (false: a provider that keeps none) */
+    static ChannelsConfig channels(URI base, boolean smsDedupes) {
         return new ChannelsConfig() {
             @Override
             public String transport() {
@@ -24,7 +29,7 @@ final class PlainConfigs {
 
             @Override
             public SmsEndpoint sms() {
-                return endpoint(base + "/sms");
+                return new Generic(URI.create(base + "/sms"), smsDedupes);
             }
 
             @Override
@@ -71,7 +76,12 @@ final class PlainConfigs {
     }
 
     /** A channel of the channel protocol, as any channel takes its settings. */
-    record Generic(URI base) implements ChannelsConfig.SmsEndpoint, ChannelsConfig.SlackEndpoint {
+    record Generic(URI base, boolean dedupes) implements ChannelsConfig.SmsEndpoint, ChannelsConfig.SlackEndpoint {
+
+        Generic(URI base) {
+            this(base, true);
+        }
+
         @Override
         public String provider() {
             return "generic";
@@ -95,11 +105,6 @@ final class PlainConfigs {
         @Override
         public java.util.Map<String, URI> webhooks() {
             return java.util.Map.of();
-        }
-
-        @Override
-        public boolean dedupes() {
-            return true;
         }
 
         @Override

@@ -113,6 +113,39 @@ class CircuitOpenEscalationTest {
         assertThat(plain.outbox.find(id).orElseThrow().status()).isEqualTo(OutboxStatus.DEAD);
     }
 
+    /**
+     * A circuit that opens at once and whose half-open trial calls keep failing: rows deferred by the
+     * open circuit and then tried as trial calls keep the budget that began at their first claim, so
+     * every one of twenty dies within it (the trials never restart it).
+     */
+    @Test
+    void trialCallsThatFailNeverRestartARowsBudget() throws Exception {
+        // opens after two failed calls, and lets trial calls through a millisecond later
+        PlainDispatcher plain = new PlainDispatcher(PG, clock, vertx, smsAt(sms),
+                DispatcherConfig.Circuit.of(50, 2, 2, Duration.ofMillis(1)), channel -> new ChannelGuards.Pace(4, 0));
+        sms.stubFor(post(urlEqualTo("/sms/messages")).willReturn(aResponse().withStatus(500)));
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String load = newLoadId();
+            Staging.etaAsk(plain.events, load, clock.instant());
+            ids.add(Staging.smsId(load));
+        }
+        Instant created = clock.instant();
+
+        for (int pass = 0; pass < 60; pass++) {
+            plain.dispatchDue(Channel.SMS, clock.instant());
+            clock.advance(Duration.ofSeconds(5));
+        }
+
+        assertThat(ids).allSatisfy(id -> {
+            OutboxRow dead = plain.outbox.find(id).orElseThrow();
+            assertThat(dead.status()).isEqualTo(OutboxStatus.DEAD);
+            assertThat(dead.deadAt()).as("within the budget from its first claim, trial calls or not")
+                    .isBeforeOrEqualTo(created.plus(BUDGET).plusSeconds(5));
+        });
+        assertThat(sms.findAll(postRequestedFor(urlEqualTo("/sms/messages")))).as("trial calls were made").hasSizeGreaterThan(2);
+    }
+
     /** A row decided ten minutes before anyone tried it (its dispatchers were down) still gets its retries. */
     @Test
     void aRowFirstTriedLongAfterItWasMadeStillGetsItsWholeBudget() throws Exception {

@@ -65,7 +65,11 @@ public final class ChannelSimulator implements AutoCloseable {
     private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
 
     private sealed interface Behaviour {
-        record Fail(int status, AtomicInteger remaining) implements Behaviour {
+        /** @param retryAfter the {@code Retry-After} it answers with (seconds), or null for none */
+        record Fail(int status, AtomicInteger remaining, Long retryAfter) implements Behaviour {
+            Fail(int status, AtomicInteger remaining) {
+                this(status, remaining, null);
+            }
         }
 
         record Hold(CountDownLatch release, int statusAfter) implements Behaviour {
@@ -109,6 +113,11 @@ public final class ChannelSimulator implements AutoCloseable {
     /** Every request to {@code channel} answers {@code status} until {@link #heal}. */
     public void failAlways(String channel, int status) {
         behaviours.put(channel, new Behaviour.Fail(status, new AtomicInteger(Integer.MAX_VALUE)));
+    }
+
+    /** Every request to {@code channel} answers {@code status} with {@code Retry-After: retryAfter} until {@link #heal}. */
+    public void failAlways(String channel, int status, Duration retryAfter) {
+        behaviours.put(channel, new Behaviour.Fail(status, new AtomicInteger(Integer.MAX_VALUE), retryAfter.toSeconds()));
     }
 
     /** Requests to {@code channel} wait until the returned latch is released, then answer {@code statusAfter}. */
@@ -246,7 +255,12 @@ public final class ChannelSimulator implements AutoCloseable {
     /** What {@code channel} was told to do: fail (its status), hold, answer slowly, or {@code succeed} at once. */
     private void behave(String channel, HttpServerRequest request, java.util.function.IntConsumer fail, Runnable succeed) {
         switch (behaviours.get(channel)) {
-            case Behaviour.Fail failing when failing.remaining().getAndDecrement() > 0 -> fail.accept(failing.status());
+            case Behaviour.Fail failing when failing.remaining().getAndDecrement() > 0 -> {
+                if (failing.retryAfter() != null) {
+                    request.response().putHeader("Retry-After", Long.toString(failing.retryAfter()));
+                }
+                fail.accept(failing.status());
+            }
             case Behaviour.Hold hold -> Thread.ofVirtual().name("channel-simulator-hold").start(() -> {
                 try {
                     if (!hold.release().await(60, TimeUnit.SECONDS) || hold.statusAfter() >= 300) {

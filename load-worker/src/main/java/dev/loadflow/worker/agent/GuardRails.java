@@ -104,7 +104,7 @@ public final class GuardRails {
                     urgency(task), text(task, "body", ActionType.CREATE_HERO_TASK)));
             hero = true;
             if (subject.closes()) {
-                closed.add(subject.subject());
+                closed.add(subject.asks());
             }
         }
 
@@ -191,7 +191,12 @@ public final class GuardRails {
         };
     }
 
-    private record HeroSubject(String subject, int attempt, boolean closes) {
+    /** @param asks the ask the task closes when {@code closes}: its subject, or the ask of the row it escalates */
+    private record HeroSubject(String subject, int attempt, boolean closes, String asks) {
+
+        HeroSubject(String subject, int attempt, boolean closes) {
+            this(subject, attempt, closes, subject);
+        }
     }
 
     private static HeroSubject heroSubject(InboundEvent event, LoadState state, SopRules rules) {
@@ -202,7 +207,9 @@ public final class GuardRails {
             }
             case EventPayload.ActionOutcome outcome when outcome.status() == OutcomeStatus.FAILED && !outcome.heroChannel() -> {
                 ActionKey failed = ActionKey.parse(outcome.outboxId());
-                yield new HeroSubject(failed.subject(), failed.attempt(), state.openAsk(failed.subject()).isPresent());
+                ActionKey escalation = ActionKey.escalation(failed, outcome.ambiguous(), outcome.round());
+                yield new HeroSubject(escalation.subject(), escalation.attempt(), state.openAsk(failed.subject()).isPresent(),
+                        failed.subject());
             }
             case EventPayload.LocationPing ping when state.driverPhone() == null -> {
                 ActionKey key = ActionKey.heroTaskAfterDuplicate(state.loadId(), event.eventId());

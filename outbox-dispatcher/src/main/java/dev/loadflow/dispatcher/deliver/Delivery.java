@@ -105,7 +105,7 @@ public final class Delivery {
             throws InterruptedException {
         Optional<ChannelGuards.Permit> permit = guards.acquire(row.channel());
         if (permit.isEmpty()) {
-            return Optional.of(new CircuitOpen(row.channel(), guards.openFor()));
+            return Optional.of(new CircuitOpen(row.channel(), guards.openFor(row.channel())));
         }
         if (!stillHeld.getAsBoolean()) {
             permit.get().released();
@@ -139,7 +139,7 @@ public final class Delivery {
     private Attempt guarded(Channel channel, BooleanSupplier stillHeld, Supplier<SendResult> send) throws InterruptedException {
         Optional<ChannelGuards.Permit> permit = guards.acquire(channel);
         if (permit.isEmpty()) {
-            return new CircuitOpen(channel, guards.openFor());
+            return new CircuitOpen(channel, guards.openFor(channel));
         }
         if (!stillHeld.getAsBoolean()) {
             permit.get().released();

@@ -12,6 +12,7 @@ import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.service.loop.GroupCommit;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
+import dev.loadflow.store.outbox.OutboxFailure;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.StaleClaimException;
 import dev.loadflow.store.queue.LoadQueue;
@@ -121,16 +122,15 @@ public final class Finisher {
     }
 
     /**
-     * Gives the row back untried until {@code until} (its channel's circuit is open, or it had no
-     * slot in time), but never past its retry budget: the budget counts from its first attempt, or
-     * from its creation when it was never tried (a deferral takes its claim's attempt back). A row
-     * whose budget is spent while its channel is still unavailable dies as any other would: its
-     * failed outcome reaches the load within the budget, and the SOP asks a person to act (an SMS
-     * that cannot go out: "call the driver") instead of waiting for timers that assume it went.
+     * Gives the row back untried until {@code until} (its channel's circuit is open, its provider
+     * asked for a pause, or it had no slot in time), but never past its retry budget: the budget
+     * counts from its first claim, tried or not, and neither a deferral nor a trial call restarts
+     * it. A row whose budget is spent while its channel is still unavailable dies as any other
+     * would: its failed outcome reaches the load within the budget, and the SOP asks a person to act
+     * (an SMS that cannot go out: "call the driver") instead of waiting for timers that assume it went.
      */
     public void defer(OutboxRow row, Instant until) {
-        Instant budgetEnds = (row.attempts() <= 1 || row.firstAttemptAt() == null ? row.createdAt() : row.firstAttemptAt())
-                .plus(retries.budget());
+        Instant budgetEnds = (row.firstAttemptAt() == null ? row.createdAt() : row.firstAttemptAt()).plus(retries.budget());
         if (!clock.instant().isBefore(budgetEnds)) {
             try {
                 die(row, "channel " + row.channel().wire() + " unavailable (its circuit open) for the whole retry budget of "
@@ -178,9 +178,15 @@ public final class Finisher {
      * budget does not bind it: it is spent on sends, and this one went out.
      */
     private void accepted(OutboxRow row, String receipt, String reason) {
-        Instant next = retries.nextAttempt(row.attempts(), null, clock.instant(), Optional.empty()).orElseThrow();
+        Instant now = clock.instant();
+        Instant next = retries.nextAttempt(row.attempts(), null, now, Optional.empty()).orElseThrow();
         outbox.markAccepted(row.outboxId(), row.claimToken(), receipt, reason, next);
         metrics.sent(row.channel(), Result.RETRY);
+        if (row.firstAttemptAt() != null && !now.isBefore(row.firstAttemptAt().plus(retries.budget()))) {
+            raise(row, AlertKind.OUTCOME_UNPUBLISHED, row.actionType() + " " + row.outboxId() + " went out (" + receipt
+                    + "), but for the whole retry budget its outcome could not be published or its mark written ("
+                    + reason + "): its load has not heard of it yet; it is finished, never sent again, once that works");
+        }
     }
 
     /** A delivered row waiting for its group's write. */
@@ -229,14 +235,28 @@ public final class Finisher {
             }
             reason = "retry budget of " + retries.budget() + " spent; last: " + reason;
         }
+        // the load hears first (its SOP asks a person to call), then the row is parked; an outcome that
+        // cannot be published leaves the row unsure, and its next attempt parks it again
+        if (!publish(row, OutcomeStatus.FAILED, null, reason, true, round(row))) {
+            Instant next = retries.nextAttempt(row.attempts(), null, clock.instant(), Optional.empty()).orElseThrow();
+            outbox.markUnsure(row.outboxId(), row.claimToken(), reason + " (and its ambiguous outcome could not be published)",
+                    next);
+            metrics.sent(row.channel(), Result.RETRY);
+            return;
+        }
         outbox.markAmbiguous(row.outboxId(), row.claimToken(), reason);
         metrics.sent(row.channel(), Result.AMBIGUOUS);
         raise(row, AlertKind.ACTION_AMBIGUOUS, row.actionType() + " " + row.outboxId()
                 + " may or may not have reached its provider (" + reason + "): mark it delivered or send it again");
     }
 
+    /** Which of the row's endings this one is: one more than the times it was parked before (dead or ambiguous). */
+    private int round(OutboxRow row) {
+        return 1 + (int) outbox.failures(row.outboxId()).stream().filter(OutboxFailure::parked).count();
+    }
+
     private void die(OutboxRow row, String reason) {
-        if (publish(row, OutcomeStatus.FAILED, null, reason)) {
+        if (publish(row, OutcomeStatus.FAILED, null, reason, false, round(row))) {
             bury(row, reason);
             if (alertsOps(row)) {
                 raise(row, AlertKind.ACTION_DEAD, row.actionType() + " " + row.outboxId() + " died: " + reason);
@@ -261,7 +281,7 @@ public final class Finisher {
             return;
         }
         String buried = "retry budget of " + retries.budget() + " spent; last: " + reason;
-        boolean told = publish(row, OutcomeStatus.FAILED, null, buried);
+        boolean told = publish(row, OutcomeStatus.FAILED, null, buried, false, round(row));
         bury(row, buried);
         if (!told) {
             raise(row, AlertKind.OUTCOME_UNPUBLISHED, "the outcome of " + row.outboxId() + " could not be published: " + reason);
@@ -285,8 +305,16 @@ public final class Finisher {
 
     /** Publishes the row's {@code ActionOutcome} to the load queue; false when the queue could not take it. */
     private boolean publish(OutboxRow row, OutcomeStatus status, String receipt, String failure) {
+        return publish(row, status, receipt, failure, false, 1);
+    }
+
+    /** As above, for the row's {@code round}-th ending, {@code ambiguous} or not. */
+    private boolean publish(OutboxRow row, OutcomeStatus status, String receipt, String failure, boolean ambiguous,
+                            int round) {
         try {
-            queue.enqueue(outcome(row, status, receipt, failure));
+            queue.enqueue(QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
+                    row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row), ambiguous, round),
+                    clock.instant(), row.correlationId()).withTraceparent(row.traceparent())));
             return true;
         } catch (RuntimeException e) {
             LOG.errorf("could not publish the %s outcome of %s: %s", status.wire(), row.outboxId(), e.getMessage());

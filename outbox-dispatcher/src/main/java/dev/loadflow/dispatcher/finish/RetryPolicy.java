@@ -8,8 +8,9 @@ import java.util.random.RandomGenerator;
 /**
  * When a failed row is tried again (ADR 0003 "Claims, leases and the retry budget"): capped
  * exponential backoff with equal jitter, never sooner than the channel's {@code Retry-After};
- * the budget counts from the row's first attempt; the first retry is always allowed, and a
- * later retry that would land past the budget kills the row instead.
+ * the budget counts from the row's first attempt; the first retry is always allowed (no later than
+ * the budget's end, whatever {@code Retry-After} asked), and a later retry that would land past the
+ * budget kills the row instead.
  */
 public final class RetryPolicy {
 
@@ -41,10 +42,16 @@ public final class RetryPolicy {
             delay = retryAfter.get();
         }
         Instant at = now.plus(delay);
-        if (attempts <= 1 || firstAttemptAt == null) {
+        if (firstAttemptAt == null) {
             return Optional.of(at);
         }
-        return at.isAfter(firstAttemptAt.plus(budget)) ? Optional.empty() : Optional.of(at);
+        Instant budgetEnds = firstAttemptAt.plus(budget);
+        if (attempts <= 1) {
+            // never past the budget, however long the provider asked to wait: the row is tried once
+            // more then, and its load hears within the budget if that fails too
+            return Optional.of(at.isAfter(budgetEnds) ? (budgetEnds.isAfter(now) ? budgetEnds : now) : at);
+        }
+        return at.isAfter(budgetEnds) ? Optional.empty() : Optional.of(at);
     }
 
     public Duration budget() {

@@ -32,7 +32,7 @@ import java.util.function.ToIntFunction;
  *   <li>a rate ({@link Pace#rate}, messages per second per instance; 0 = none): a provider's
  *       published limit, divided among the dispatchers;</li>
  *   <li>a pause when the provider answers 429 or 503 with {@code Retry-After}: nothing more is
- *       sent to it until then;</li>
+ *       sent to it until then (its rows are given back untried, never past their retry budget);</li>
  *   <li>a circuit breaker: while a channel's circuit is open its rows are deferred untried (their
  *       attempt and budget untouched); after {@code openFor} a few trial sends decide whether it
  *       closes again.</li>
@@ -124,6 +124,10 @@ public final class ChannelGuards {
      */
     public Optional<Permit> acquire(Channel channel) {
         Guard guard = guard(channel);
+        // the provider asked for a pause: nothing is sent to it until then (the row is given back for that long)
+        if (guard.pausedUntil.get() - nanos.getAsLong() > 0) {
+            return Optional.empty();
+        }
         // the rate first: time spent waiting for it must not count as the provider's latency
         if (guard.rate != null && !guard.rate.acquirePermission()) {
             return Optional.empty();
@@ -171,14 +175,13 @@ public final class ChannelGuards {
     /**
      * How many rows of {@code channel} a dispatcher may hold at once: twice its in-flight limit (as
      * many again ready to go the moment a request ends, so a slot never waits for a claim), but with
-     * a rate at most one second of it, and none while the provider asked for a pause. A claim asks
-     * for no more than this less what it already holds.
+     * a rate at most one second of it. A claim asks for no more than this less what it already
+     * holds. While the provider asked for a pause, or the circuit is open, the rows claimed are given
+     * back untried until then, or until their retry budget ends: a row whose budget is spent while
+     * its channel is unavailable dies, and its load hears of it within the budget.
      */
     public int capacity(Channel channel) {
         Guard guard = guard(channel);
-        if (guard.pausedUntil.get() - nanos.getAsLong() > 0) {
-            return 0;
-        }
         int limit = guard.limiter.getLimit();
         return guard.rate == null ? 2 * limit : Math.min(limit, (int) Math.max(1, Math.ceil(paces.apply(channel).rate())));
     }
@@ -186,6 +189,15 @@ public final class ChannelGuards {
     /** How long an open circuit waits before trial calls: when deferred rows are due again. */
     public Duration openFor() {
         return circuit.openFor();
+    }
+
+    /**
+     * How long a row of {@code channel} given back untried waits: until the provider's pause ends
+     * when it asked for one, else the open circuit's wait before its trial calls.
+     */
+    public Duration openFor(Channel channel) {
+        long paused = guard(channel).pausedUntil.get() - nanos.getAsLong();
+        return paused > 0 ? Duration.ofNanos(paused) : circuit.openFor();
     }
 
     public CircuitBreaker.State state(Channel channel) {

@@ -29,10 +29,19 @@ class RetryPolicyTest {
     }
 
     @Test
-    void theFirstRetryIsAlwaysAllowedEvenPastTheBudget() {
+    void theFirstRetryIsAlwaysAllowedEvenPastTheBudgetAndThenAtOnce() {
         Instant late = FIRST.plus(Duration.ofMinutes(10));
 
-        assertThat(policy.nextAttempt(1, FIRST, late, Optional.empty())).isPresent();
+        assertThat(policy.nextAttempt(1, FIRST, late, Optional.empty())).contains(late);
+    }
+
+    /** A provider asking for ten minutes does not hold the first retry past the budget: the load hears within it. */
+    @Test
+    void theFirstRetryWaitsOutRetryAfterOnlyUntilTheBudgetEnds() {
+        Instant now = FIRST.plusSeconds(2);
+
+        assertThat(policy.nextAttempt(1, FIRST, now, Optional.of(Duration.ofSeconds(600)))).contains(FIRST.plusSeconds(150));
+        assertThat(policy.nextAttempt(1, FIRST, now, Optional.of(Duration.ofSeconds(20)))).contains(now.plusSeconds(20));
     }
 
     @Test

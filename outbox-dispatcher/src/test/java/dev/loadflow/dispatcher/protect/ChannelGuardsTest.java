@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,16 +47,24 @@ class ChannelGuardsTest {
         ChannelGuards guards = guards(new ChannelGuards.Pace(256, 0));
         int before = guards.capacity(Channel.SMS);
 
+        List<ChannelGuards.Permit> inFlight = new java.util.ArrayList<>();
         for (int answer = 0; answer < 3; answer++) {
-            ChannelGuards.Permit permit = guards.acquire(Channel.SMS).orElseThrow();
+            inFlight.add(guards.acquire(Channel.SMS).orElseThrow());
+        }
+        for (ChannelGuards.Permit permit : inFlight) {
             nanos.addAndGet(Duration.ofMillis(100).toNanos());
             permit.overloaded(Duration.ofMillis(100).toNanos(), "429", Optional.of(Duration.ofSeconds(2)));
         }
 
-        assertThat(guards.capacity(Channel.SMS)).as("paused as the provider asked").isZero();
-        assertThat(guards.capacity(Channel.HERO)).as("another channel goes on").isEqualTo(2 * ChannelGuards.INITIAL_LIMIT);
+        assertThat(guards.acquire(Channel.SMS)).as("paused as the provider asked: nothing is sent").isEmpty();
+        assertThat(guards.openFor(Channel.SMS)).as("its rows wait out the pause").isBetween(Duration.ofMillis(1700),
+                Duration.ofSeconds(2));
+        assertThat(guards.capacity(Channel.SMS)).as("its rows are still claimed, to be given back within their budget")
+                .isPositive();
+        assertThat(guards.acquire(Channel.HERO)).as("another channel goes on").isPresent();
         nanos.addAndGet(Duration.ofSeconds(2).plusMillis(1).toNanos());
-        assertThat(guards.capacity(Channel.SMS)).as("after the pause, a smaller limit").isPositive().isLessThan(before);
+        assertThat(guards.acquire(Channel.SMS)).as("after the pause").isPresent();
+        assertThat(guards.capacity(Channel.SMS)).as("a smaller limit").isLessThan(before);
     }
 
     private static DispatcherConfig.Circuit circuit() {

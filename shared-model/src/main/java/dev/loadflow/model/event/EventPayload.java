@@ -48,8 +48,30 @@ public sealed interface EventPayload
      * Hero tooling or was internal: its failure raised an OpsAlert and must never raise another
      * Hero task. {@code receipt} is set when delivered, {@code failure} when failed.
      */
+    /**
+     * @param ambiguous a {@code failed} outcome of a row parked as ambiguous: the provider may or may
+     *                  not have the message (a lost answer on a channel that keeps no idempotency key)
+     * @param round     which of the row's endings this is: 1, then one more after each replay or resend
+     *                  that ended again (a replayed row that dies again is heard again)
+     */
     record ActionOutcome(String outboxId, String actionType, OutcomeStatus status, String receipt,
-                         String failure, boolean heroChannel) implements EventPayload {
+                         String failure, boolean heroChannel, boolean ambiguous, int round) implements EventPayload {
+
+        public ActionOutcome {
+            if (round < 1) {
+                throw new IllegalArgumentException("an outcome's round starts at 1, got " + round);
+            }
+            if (ambiguous && status != OutcomeStatus.FAILED) {
+                throw new IllegalArgumentException("only a failed outcome is ambiguous");
+            }
+        }
+
+        /** The first ending of a row, known for sure. */
+        public ActionOutcome(String outboxId, String actionType, OutcomeStatus status, String receipt, String failure,
+                             boolean heroChannel) {
+            this(outboxId, actionType, status, receipt, failure, heroChannel, false, 1);
+        }
+
         @Override
         public EventType type() {
             return EventType.ACTION_OUTCOME;

@@ -84,7 +84,8 @@ public record InboundEvent(String eventId, String loadId, Instant occurredAt, In
     /** Builds the {@code ActionOutcome} event the dispatcher publishes for a finished outbox row. */
     public static InboundEvent actionOutcome(String loadId, EventPayload.ActionOutcome outcome, Instant now,
                                              String correlationId) {
-        return new InboundEvent(EventIds.actionOutcome(outcome.outboxId(), outcome.status()), loadId, now, now,
+        return new InboundEvent(EventIds.actionOutcome(outcome.outboxId(), outcome.status(), outcome.ambiguous(),
+                outcome.round()), loadId, now, now,
                 correlationId, outcome.outboxId(), outcome);
     }
 }

@@ -37,6 +37,22 @@ public record ActionKey(String loadId, String subject, int attempt, ActionType a
         return new ActionKey(loadId, EventIds.eventSubject(eventId), 1, ActionType.CREATE_HERO_TASK);
     }
 
+    /**
+     * The Hero task that escalates a failed outcome of {@code failed} (an action's key): the row's
+     * own ask and attempt for its first failure ({@code {loadId}/{askId}/{attempt}/create_hero_task});
+     * for an ambiguous ending or a later round, a subject of that ending of its own
+     * ({@code out:{askId}:{attempt}:{actionType}:{failed|ambiguous}:{round}}), so each ending is
+     * escalated once, and none is mistaken for another.
+     */
+    public static ActionKey escalation(ActionKey failed, boolean ambiguous, int round) {
+        if (!ambiguous && round == 1) {
+            return new ActionKey(failed.loadId(), failed.subject(), failed.attempt(), ActionType.CREATE_HERO_TASK);
+        }
+        return new ActionKey(failed.loadId(), "out:" + failed.subject() + ":" + failed.attempt() + ":"
+                + failed.actionType().wire() + ":" + (ambiguous ? "ambiguous" : "failed") + ":" + round, 1,
+                ActionType.CREATE_HERO_TASK);
+    }
+
     /** Parses {@code {loadId}/{subject}/{attempt}/{actionType}}. */
     public static ActionKey parse(String value) {
         String[] parts = value == null ? new String[0] : value.split("/", -1);

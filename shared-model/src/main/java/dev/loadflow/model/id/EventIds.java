@@ -34,6 +34,15 @@ public final class EventIds {
         return "out:" + outboxId + ":" + status.wire();
     }
 
+    /**
+     * The id of an {@code ActionOutcome}: {@code out:{outboxId}:{status}} for a row's first ending,
+     * {@code out:{outboxId}:ambiguous} when it was parked as ambiguous, and {@code :{round}} after
+     * either from the second ending on (a replayed or resent row that ended again).
+     */
+    public static String actionOutcome(String outboxId, OutcomeStatus status, boolean ambiguous, int round) {
+        return "out:" + outboxId + ":" + (ambiguous ? "ambiguous" : status.wire()) + (round > 1 ? ":" + round : "");
+    }
+
     /** {@code dec:{eventId}}: the log entry id of the decision taken on one inbound event. */
     public static String decision(String eventId) {
         return "dec:" + eventId;

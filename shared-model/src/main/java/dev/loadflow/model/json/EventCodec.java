@@ -156,14 +156,17 @@ public final class EventCodec {
                 yield new EventPayload.TimerFired(timerId, p.text("askId"), p.integer("attempt"), p.instant("fireAt"));
             }
             case "ActionOutcome" -> {
-                allowOnly(p, Set.of("outboxId", "actionType", "status", "receipt", "failure", "heroChannel"), strict);
+                allowOnly(p, Set.of("outboxId", "actionType", "status", "receipt", "failure", "heroChannel", "ambiguous",
+                        "round"), strict);
                 String status = p.text("status");
                 yield new EventPayload.ActionOutcome(p.text("outboxId"), p.text("actionType"),
                         OutcomeStatus.fromWire(status).orElseThrow(() -> new InvalidJsonException(p.field("status"),
                                 "must be delivered or failed; got '" + status + "'")),
                         p.has("receipt") ? p.anyText("receipt") : null,
                         p.has("failure") ? p.anyText("failure") : null,
-                        p.has("heroChannel") && p.bool("heroChannel"));
+                        p.has("heroChannel") && p.bool("heroChannel"),
+                        p.has("ambiguous") && p.bool("ambiguous"),
+                        p.has("round") ? p.integer("round") : 1);
             }
             default -> throw new InvalidJsonException("type", "no EventKind is registered for event type '" + type.wire() + "'");
         };
@@ -197,6 +200,12 @@ public final class EventCodec {
                 putIfSet(json, "receipt", o.receipt());
                 putIfSet(json, "failure", o.failure());
                 json.put("heroChannel", o.heroChannel());
+                if (o.ambiguous()) {
+                    json.put("ambiguous", true);
+                }
+                if (o.round() > 1) {
+                    json.put("round", o.round());
+                }
             }
             case EventPayload.Extension extension -> write(EventKinds.of(extension.type()), extension, json);
         }

@@ -30,7 +30,9 @@ import java.util.function.Function;
  *   <li>an SMS from a number that is not the load's driver's answers no ask: a Hero task says
  *       who wrote what ({@link #fromStranger});</li>
  *   <li>a failed SMS (an external action) → an urgent {@code create_hero_task}, unless the
- *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED");</li>
+ *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED"); an ambiguous one
+ *       (it may not have reached the driver) → an urgent task to call; a row that fails again after
+ *       a replay → a task again, whether or not its ask is still open;</li>
  *   <li>a later {@code LoadAssigned} that moves the load to another stage → {@code update_stage},
  *       and {@code stage_changed} to the client's stage webhooks when it has any (the first
  *       assignment gives the load its stage: nothing changed).</li>
@@ -159,14 +161,23 @@ public final class SopPolicy implements DecisionPolicy {
             return Decision.noop("failed outcome of " + outcome.outboxId() + ", which was also delivered");
         }
         ActionKey failed = ActionKey.parse(outcome.outboxId());
-        if (state.openAsk(failed.subject()).isEmpty()) {
-            return Decision.noop("failed " + outcome.actionType() + " for " + failed.subject() + ", which is no longer open");
+        // a row that ended again after an operator replayed or resent it is escalated whatever became of its ask
+        if (outcome.round() == 1 && state.openAsk(failed.subject()).isEmpty()) {
+            return Decision.noop((outcome.ambiguous() ? "ambiguous " : "failed ") + outcome.actionType() + " for "
+                    + failed.subject() + ", which is no longer open");
         }
-        Action task = new Action.CreateHeroTask(failed.subject(), failed.attempt(),
-                "SMS to the driver of load " + state.loadId() + " failed: call them", Urgency.URGENT,
-                "Sending " + outcome.outboxId() + " failed: " + outcome.failure());
-        return new Decision(List.of(task), true, "failed " + outcome.actionType() + ": Hero task",
-                List.of(failed.subject()));
+        ActionKey escalation = ActionKey.escalation(failed, outcome.ambiguous(), outcome.round());
+        Action task = outcome.ambiguous()
+                ? new Action.CreateHeroTask(escalation.subject(), escalation.attempt(),
+                        "SMS to the driver of load " + state.loadId() + " may not have reached the driver: call them",
+                        Urgency.URGENT, "Sending " + outcome.outboxId() + " may or may not have reached the provider ("
+                                + outcome.failure() + "); it is not sent again until an operator resolves it.")
+                : new Action.CreateHeroTask(escalation.subject(), escalation.attempt(),
+                        "SMS to the driver of load " + state.loadId() + " failed: call them", Urgency.URGENT,
+                        "Sending " + outcome.outboxId() + " failed" + (outcome.round() > 1 ? " again after a replay" : "")
+                                + ": " + outcome.failure());
+        return new Decision(List.of(task), true, (outcome.ambiguous() ? "ambiguous " : "failed ") + outcome.actionType()
+                + ": Hero task", state.openAsk(failed.subject()).isPresent() ? List.of(failed.subject()) : List.of());
     }
 
     private static List<Action> step(LoadState state, SopRules rules, AskId ask, int attempt, Instant now) {

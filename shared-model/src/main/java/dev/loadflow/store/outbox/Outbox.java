@@ -119,9 +119,10 @@ public interface Outbox {
     Optional<Long> resolve(String outboxId, Resolution as, String receipt, Instant now, AuditRecord audit);
 
     /**
-     * Gives a claimed row back untried (its channel's circuit is open): the claim is dropped,
-     * the attempt it counted is taken back, {@code first_attempt_at} is cleared if this was the
-     * first claim (the budget has not started), and the row is due again at {@code until}.
+     * Gives a claimed row back untried (its channel's circuit is open, or its provider asked for a
+     * pause): the claim is dropped, the attempt it counted is taken back, and the row is due again at
+     * {@code until}. {@code first_attempt_at} stays: the retry budget runs from the first claim,
+     * so a channel that stays unavailable never holds a row's escalation past it.
      */
     void defer(String outboxId, UUID claimToken, Instant until);
 

@@ -166,9 +166,7 @@ public final class PgOutbox implements Outbox {
             SELECT id FROM audit""";
 
     static final String DEFER = """
-            UPDATE outbox SET attempts = attempts - 1,
-                              first_attempt_at = CASE WHEN attempts = 1 THEN NULL ELSE first_attempt_at END,
-                              available_at = $3, claim_token = NULL, claimed_until = NULL
+            UPDATE outbox SET attempts = attempts - 1, available_at = $3, claim_token = NULL, claimed_until = NULL
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $4""";
 
     static final String OLDEST_PENDING = """
