@@ -14,6 +14,7 @@ import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelSender;
 import dev.loadflow.dispatcher.send.ChannelsConfig;
 import dev.loadflow.dispatcher.send.JdkHttpTransport;
+import dev.loadflow.dispatcher.send.PerClientKeys;
 import dev.loadflow.dispatcher.send.RestClientTransport;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Channel;
@@ -128,6 +129,18 @@ public class DispatcherProducers {
         guards.register(Channel.SMS, Channel.HERO, Channel.SLACK, Channel.FANOUT);
         guards.register(clients.added().toArray(Channel[]::new));
         return guards;
+    }
+
+    /**
+     * Refuses to start when an environment variable of a per-client secret or a per-channel Slack
+     * webhook reaches no client or channel: it would be ignored, and a client's webhooks go out
+     * unsigned, or its posts to another channel, without a word.
+     */
+    void checkPerClientEnvironment(@Observes StartupEvent started, ChannelsConfig channels) {
+        PerClientKeys.checkEnvironment(System.getenv(), "LOADFLOW_CHANNELS_STAGE_WEBHOOKS_CLIENTS_", "_SECRET",
+                channels.stageWebhooks().clients().keySet(), "loadflow.channels.stage-webhooks.clients.<id>.secret");
+        PerClientKeys.checkEnvironment(System.getenv(), "LOADFLOW_CHANNELS_SLACK_WEBHOOKS_", "",
+                channels.slack().webhooks().keySet(), "loadflow.channels.slack.webhooks.<id>");
     }
 
     /** Refuses to start when a retention setting is shorter than a dedupe that depends on it. */

@@ -452,6 +452,35 @@ class DispatchTest {
                 .as("billing has it; a replay tries only the CRM again").isOne();
     }
 
+    /**
+     * One receiver refuses for good while another fails for a moment: the row is not parked with
+     * the refusal while the other may still take it; the failing receiver is tried again until it
+     * has the change, and only then is the row parked, naming the one that refused.
+     */
+    @Test
+    void aWebhookFailingForAMomentIsRetriedThoughAnotherRefusedForGood() {
+        String load = newLoadId();
+        String id = load + "/evt:assigned_1/1/stage_changed";
+        String base = WireMockChannels.server().baseUrl();
+        wiremock.stubFor(post(urlEqualTo("/crm")).withHeader("Idempotency-Key", equalTo(id))
+                .willReturn(aResponse().withStatus(410).withBody("gone")));
+        wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
+                .inScenario(id).whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(aResponse().withStatus(503)).willSetStateTo("up"));
+        wiremock.stubFor(post(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id))
+                .inScenario(id).whenScenarioStateIs("up").willReturn(aResponse().withStatus(204)));
+
+        Staging.decide(events, load, List.of(new Action.StageChanged("evt:assigned_1", 1, "in_transit",
+                Instant.parse("2026-11-30T06:55:00Z"), List.of(URI.create(base + "/crm"), URI.create(base + "/billing")))),
+                clock.instant());
+
+        OutboxRow dead = awaitStatus(outbox, id, OutboxStatus.DEAD);
+        assertThat(dead.lastFailure()).contains(base + "/crm: 410: gone").doesNotContain("/billing");
+        wiremock.verify(2, postRequestedFor(urlEqualTo("/billing")).withHeader("Idempotency-Key", equalTo(id)));
+        assertThat(count(pool, "SELECT count(*) FROM processed_event WHERE event_id = $1 AND handler_name = $2", id,
+                base + "/billing")).as("the receiver that failed for a moment has it").isOne();
+    }
+
     @Test
     void aRowWhosePayloadCannotBeReadIsParkedWithTheReasonAndNothingIsSent() {
         String load = newLoadId();

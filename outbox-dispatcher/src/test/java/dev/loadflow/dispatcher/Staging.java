@@ -66,7 +66,7 @@ final class Staging {
         return rows.size() == 0 ? null : rows.iterator().next().getString("body");
     }
 
-    static long count(Pool pool, String sql, String arg) {
-        return Pg.await(pool.preparedQuery(sql).execute(Tuple.of(arg))).iterator().next().getLong(0);
+    static long count(Pool pool, String sql, String... args) {
+        return Pg.await(pool.preparedQuery(sql).execute(Tuple.from(args))).iterator().next().getLong(0);
     }
 }

@@ -7,10 +7,13 @@ import com.standardwebhooks.exceptions.WebhookSigningException;
 import dev.loadflow.dispatcher.send.ChannelBodies;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.JsonEndpoint;
+import dev.loadflow.dispatcher.send.PerClientKeys;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.store.processed.ProcessedEvents;
+
+import io.opentelemetry.context.Context;
 
 import java.net.URI;
 import java.time.Clock;
@@ -21,6 +24,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
 
 /**
  * A {@code stage_changed} row, fanned out (ADR 0006): {@code POST {url} {"loadId", "stage", "at"}}
@@ -28,9 +36,10 @@ import java.util.Set;
  * signed as the Standard Webhooks specification has it when the client has a secret.
  * Each webhook's success is recorded in {@code processed_event} (handler = its URL, event = the
  * outbox id), so a retry skips the webhooks that already have it and a failing one is retried
- * alone; the row is delivered when every webhook has it. Every webhook is tried each time, whatever
- * another answered: a permanent refusal by one parks the row only after the others were tried
- * (replayable: the webhooks that had it are still skipped).
+ * alone; the row is delivered when every webhook has it. The webhooks still waiting are called
+ * side by side. A webhook failing for a moment keeps the row retrying, whatever another answered;
+ * one that refuses for good parks the row only once every other has it (or refused too), so a
+ * replay tries only the refusing ones again.
  */
 public final class StageWebhooks {
 
@@ -53,7 +62,7 @@ public final class StageWebhooks {
         this.timeout = timeout;
         this.clock = clock;
         Map<String, Webhook> signers = new HashMap<>();
-        secrets.forEach((clientId, secret) -> {
+        PerClientKeys.folded(secrets, "loadflow.channels.stage-webhooks.clients.<id>.secret").forEach((clientId, secret) -> {
             try {
                 signers.put(clientId, new Webhook(secret));
             } catch (EmptyWebhookSecretException | IllegalArgumentException e) {
@@ -74,14 +83,15 @@ public final class StageWebhooks {
         } catch (JsonProcessingException e) {
             return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
         }
-        Webhook signer = changed.clientId() == null ? null : signers.get(changed.clientId());
+        Webhook signer = changed.clientId() == null ? null : signers.get(PerClientKeys.fold(changed.clientId()));
+        Map<String, String> headers = signed(signer, outboxId, body);
+        List<String> waiting = urls.stream().filter(url -> !done.contains(url)).toList();
+        List<SendResult> results = sideBySide(waiting, url -> clients.post(URI.create(url), timeout, outboxId, body, headers));
         List<String> retryable = new ArrayList<>();
         List<String> refused = new ArrayList<>();
-        for (String url : urls) {
-            if (done.contains(url)) {
-                continue;
-            }
-            switch (clients.post(URI.create(url), timeout, outboxId, body, signed(signer, outboxId, body))) {
+        for (int i = 0; i < waiting.size(); i++) {
+            String url = waiting.get(i);
+            switch (results.get(i)) {
                 case SendResult.Delivered delivered -> processed.markProcessed(url, outboxId, clock.instant());
                 case SendResult.Retryable failed -> retryable.add(url + ": " + failed.reason());
                 // a signed webhook carries webhook-id (the outbox id): its receiver dedupes on it
@@ -89,14 +99,47 @@ public final class StageWebhooks {
                 case SendResult.Permanent permanent -> refused.add(url + ": " + permanent.reason());
             }
         }
-        if (!refused.isEmpty()) {
-            refused.addAll(retryable);
-            return new SendResult.Permanent(String.join("; ", refused));
-        }
         if (!retryable.isEmpty()) {
+            // a receiver failing for a while is tried again (alone with those that refused: the others had it);
+            // one refusing for good does not park the row while another may still take it
+            retryable.addAll(refused);
             return new SendResult.Retryable(String.join("; ", retryable), Optional.empty());
         }
+        if (!refused.isEmpty()) {
+            return new SendResult.Permanent(String.join("; ", refused));
+        }
         return new SendResult.Delivered("stage " + changed.stage() + " delivered to " + urls.size() + " webhook(s)");
+    }
+
+    /**
+     * Calls {@code send} for each receiver at once, each on a virtual thread of its own in the
+     * send's trace: one slow receiver does not hold up the others' requests.
+     */
+    private static List<SendResult> sideBySide(List<String> urls, Function<String, SendResult> send) {
+        if (urls.size() <= 1) {
+            return urls.stream().map(send).toList();
+        }
+        try (ExecutorService each = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<SendResult>> calls = urls.stream()
+                    .map(url -> each.submit(Context.current().wrap(() -> send.apply(url)))).toList();
+            List<SendResult> results = new ArrayList<>();
+            for (Future<SendResult> call : calls) {
+                results.add(outcomeOf(call));
+            }
+            return results;
+        }
+    }
+
+    private static SendResult outcomeOf(Future<SendResult> call) {
+        try {
+            return call.get();
+        } catch (ExecutionException e) {
+            return new SendResult.Retryable(e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage(),
+                    Optional.empty());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new SendResult.Retryable("interrupted", Optional.empty());
+        }
     }
 
     /**

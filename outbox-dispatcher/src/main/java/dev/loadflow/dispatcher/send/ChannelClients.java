@@ -103,8 +103,8 @@ public final class ChannelClients {
                     + config.slack().provider() + "'");
         };
         this.slackWebhooks = new java.util.HashMap<>();
-        config.slack().webhooks().forEach((name, url) -> slackWebhooks.put(name, new Channel(Optional.of(url),
-                "", config.slack().timeout(), Map.of(), false)));
+        PerClientKeys.folded(config.slack().webhooks(), "loadflow.channels.slack.webhooks.<id>").forEach((name, url) ->
+                slackWebhooks.put(name, new Channel(Optional.of(url), "", config.slack().timeout(), Map.of(), false)));
     }
 
     private static TwilioSms twilio(ChannelsConfig.SmsEndpoint sms, ChannelTransport transport, Clock clock,
@@ -180,7 +180,8 @@ public final class ChannelClients {
     }
 
     public SendResult slack(String outboxId, Action.PostHeroSlack post) {
-        Channel webhook = slackWebhooks.get(post.channel().startsWith("#") ? post.channel().substring(1) : post.channel());
+        Channel webhook = slackWebhooks.get(PerClientKeys.fold(post.channel().startsWith("#") ? post.channel().substring(1)
+                : post.channel()));
         if (webhook != null) {
             // an incoming webhook posts to the channel it was made for: only the text is sent
             return send(webhook, outboxId, Map.of("text", ChannelBodies.SlackPost.escaped(post.text())));
