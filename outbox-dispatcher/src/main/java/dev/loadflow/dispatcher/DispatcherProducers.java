@@ -19,6 +19,7 @@ import dev.loadflow.dispatcher.send.RestClientTransport;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.service.loop.LoopConfig;
+import dev.loadflow.service.store.DatabaseAnswers;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.alert.OpsAlerts;
@@ -171,12 +172,15 @@ public class DispatcherProducers {
     @Produces
     @Singleton
     DispatchLoop loop(Outbox outbox, RowDispatcher dispatcher, PgNotifications notifications, Clock clock,
-                      DispatcherConfig config, LoopConfig loops, ChannelGuards guards, ChannelClients clients) {
+                      DispatcherConfig config, LoopConfig loops, ChannelGuards guards, ChannelClients clients,
+                      DatabaseAnswers database) {
         // a channel with no sender here (an action type added to the workers before this dispatcher has its
         // sender, during a deploy) is not claimed: its rows wait, and the oldest-pending gauge shows them
-        return new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock, config.batchSize(),
+        DispatchLoop loop = new DispatchLoop(outbox, dispatcher, notifications.signal(PgNotifications.OUTBOX), clock, config.batchSize(),
                 channel -> channel == Channel.INTERNAL ? config.concurrency()
                         : clients.sends(channel) ? guards.capacity(channel) : 0,
                 config.pollInterval(), config.linger(), loops.maxBackoff());
+        loop.resumeWhen(database);
+        return loop;
     }
 }

@@ -3,6 +3,7 @@ package dev.loadflow.pump;
 import dev.loadflow.pump.fire.PumpMetrics;
 import dev.loadflow.pump.fire.TimerPump;
 import dev.loadflow.service.loop.LoopConfig;
+import dev.loadflow.service.store.DatabaseAnswers;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.queue.LoadQueue;
@@ -33,8 +34,10 @@ public class PumpProducers {
     @Produces
     @Singleton
     TimerPump pump(TimerStore timers, LoadQueue queue, Clock clock, PgNotifications notifications, PumpConfig config,
-                   LoopConfig loops, PumpMetrics metrics) {
-        return new TimerPump(timers, queue, clock, notifications.signal(PgNotifications.TIMERS), config.batchSize(),
+                   LoopConfig loops, PumpMetrics metrics, DatabaseAnswers database) {
+        TimerPump pump = new TimerPump(timers, queue, clock, notifications.signal(PgNotifications.TIMERS), config.batchSize(),
                 config.maxSleep(), loops.maxBackoff(), metrics);
+        pump.resumeWhen(database);
+        return pump;
     }
 }

@@ -105,6 +105,15 @@ public final class QueueConsumer {
         // the receive waits for work itself (a long poll): the loop's own waits are its linger and backoff
         this.loop = new ServiceLoop("load-queue-consumer", this::pass, Waiter.timeoutsOnly(), clock,
                 settings.loopBackoff());
+        // after an outage, receiving resumes once the database answers, not at the end of a long backoff
+        loop.resumeWhen(() -> {
+            try {
+                database.ask();
+                return true;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
     }
 
     public void start() {

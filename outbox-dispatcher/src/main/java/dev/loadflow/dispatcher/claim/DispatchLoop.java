@@ -75,6 +75,11 @@ public final class DispatchLoop {
         this.loop = new ServiceLoop("outbox-dispatch-loop", this::pass, waiter, clock, maxBackoff);
     }
 
+    /** Goes round at once when the database answers again after an outage, not at its backoff's end. */
+    public void resumeWhen(java.util.function.BooleanSupplier databaseAnswers) {
+        loop.resumeWhen(databaseAnswers);
+    }
+
     public void start() {
         loop.start();
         LOG.infof("dispatching the outbox: per channel, as many rows as the channel can send at once");

@@ -5,6 +5,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 /**
  * The one shape of loadflow's long-running loops (the worker's receive, the dispatcher's claim,
@@ -23,6 +24,9 @@ public final class ServiceLoop {
 
     static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
 
+    /** How often a backoff asks whether the database answers again (with a probe set). */
+    static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+
     private final String name;
     private final Pass pass;
     private final Waiter waiter;
@@ -32,6 +36,7 @@ public final class ServiceLoop {
     private volatile boolean running;
     private volatile boolean stopped;
     private volatile Instant lastLoop;
+    private volatile BooleanSupplier databaseAnswers;
     private Thread thread;
 
     /** @param maxBackoff the longest rest after a failed pass ({@code loadflow.loop.max-backoff}) */
@@ -46,6 +51,17 @@ public final class ServiceLoop {
         this.maxBackoff = maxBackoff;
         this.log = Logger.getLogger(ServiceLoop.class.getName() + "." + name);
         this.lastLoop = clock.instant();
+    }
+
+    /**
+     * Ends a long backoff once the database answers again: during a backoff the loop asks
+     * {@code databaseAnswers} every {@link #PROBE_EVERY}, and when it said no at least once and
+     * then yes (the database was away and is back), the loop goes round at once instead of waiting
+     * out the rest of the backoff. A failure while the database answers throughout (not an outage)
+     * keeps its whole backoff.
+     */
+    public void resumeWhen(BooleanSupplier databaseAnswers) {
+        this.databaseAnswers = databaseAnswers;
     }
 
     /** Starts the loop's thread; a second call does nothing. */
@@ -127,12 +143,41 @@ public final class ServiceLoop {
                 }
                 try {
                     if (running) {
-                        waiter.awaitWake(waiter.mark(), wait);
+                        backOff(wait);
                     }
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
                     return;
                 }
+            }
+        }
+    }
+
+    /** Waits out {@code wait}, ended early by a wake-up, or by the database's return (with a probe set). */
+    private void backOff(Duration wait) throws InterruptedException {
+        long mark = waiter.mark();
+        BooleanSupplier probe = databaseAnswers;
+        if (probe == null || wait.compareTo(PROBE_EVERY.multipliedBy(2)) <= 0) {
+            waiter.awaitWake(mark, wait);
+            return;
+        }
+        Instant until = clock.instant().plus(wait);
+        boolean away = false;
+        while (running) {
+            Duration left = Duration.between(clock.instant(), until);
+            if (!left.isPositive()) {
+                return;
+            }
+            waiter.awaitWake(mark, left.compareTo(PROBE_EVERY) < 0 ? left : PROBE_EVERY);
+            if (waiter.mark() != mark) {
+                return;
+            }
+            if (!probe.getAsBoolean()) {
+                away = true;
+            } else if (away) {
+                log.infof("%s: the database answers again; going round now, %s before the backoff's end", name,
+                        Duration.between(clock.instant(), until).truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+                return;
             }
         }
     }

@@ -89,6 +89,59 @@ class ServiceLoopTest {
         assertThat(loop.running()).as("failures never end the loop").isTrue();
     }
 
+    /**
+     * During a backoff the loop asks every second whether the database answers: once it said no and
+     * then yes (an outage, over), the loop goes round at once rather than at the backoff's end.
+     */
+    @Test
+    void aBackoffEndsOnceTheDatabaseAnswersAgainAfterNotAnswering() throws Exception {
+        AtomicInteger passes = new AtomicInteger();
+        BlockingQueue<Boolean> answers = new LinkedBlockingQueue<>(List.of(false, false, true));
+        loop = new ServiceLoop("test-loop", () -> {
+            passes.incrementAndGet();
+            throw new IllegalStateException("database unreachable");
+        }, waiter, clock, THIRTY_SECONDS);
+        loop.resumeWhen(() -> answers.remove());
+        loop.start();
+        assertThat(nextWaits(3)).as("short backoffs are waited out whole").containsExactly(Duration.ofMillis(500),
+                Duration.ofSeconds(1), Duration.ofSeconds(2));
+
+        List<Duration> slices = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            slices.add(waiter.next().duration());
+            clock.advance(Duration.ofSeconds(1));
+            waiter.release();
+        }
+
+        assertThat(slices).as("the 4 s backoff, a second at a time").containsOnly(Duration.ofSeconds(1));
+        assertThat(waiter.next().duration()).as("the next backoff, after the pass that went round early")
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(passes).as("the fifth pass three seconds into the 4 s backoff").hasValue(5);
+        assertThat(answers).isEmpty();
+    }
+
+    /** A failure while the database answers all along (not an outage) keeps its whole backoff. */
+    @Test
+    void aBackoffWhileTheDatabaseAnswersIsWaitedOutWhole() throws Exception {
+        AtomicInteger passes = new AtomicInteger();
+        loop = new ServiceLoop("test-loop", () -> {
+            passes.incrementAndGet();
+            throw new IllegalStateException("a bug");
+        }, waiter, clock, THIRTY_SECONDS);
+        loop.resumeWhen(() -> true);
+        loop.start();
+        nextWaits(3);
+
+        for (int i = 0; i < 4; i++) {
+            assertThat(waiter.next().duration()).isEqualTo(Duration.ofSeconds(1));
+            clock.advance(Duration.ofSeconds(1));
+            waiter.release();
+        }
+
+        assertThat(waiter.next().duration()).as("the 8 s backoff after it").isEqualTo(Duration.ofSeconds(1));
+        assertThat(passes).as("the 4 s backoff ran to its end before the fifth pass").hasValue(5);
+    }
+
     /** The loop's next {@code n} waits, each let go at once. */
     private List<Duration> nextWaits(int n) throws InterruptedException {
         List<Duration> waits = new ArrayList<>();

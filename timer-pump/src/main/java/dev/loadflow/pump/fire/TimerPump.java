@@ -84,6 +84,11 @@ public final class TimerPump {
         return pumpOnce() < batchSize ? Rest.idle(sleepAfterPass()) : Rest.NONE;
     }
 
+    /** Goes round at once when the database answers again after an outage, not at its backoff's end. */
+    public void resumeWhen(java.util.function.BooleanSupplier databaseAnswers) {
+        loop.resumeWhen(databaseAnswers);
+    }
+
     public void start() {
         loop.start();
         LOG.infof("pumping timers (batches of %d, sleeping at most %s)", batchSize, maxSleep);
