@@ -160,13 +160,15 @@ public class DispatcherProducers {
     RowDispatcher rowDispatcher(Outbox outbox, LoadQueue queue, ChannelClients channels, ChannelsConfig channelsConfig,
                                 TimerStore timers, Pool pool, ProcessedEvents processed, ChannelGuards guards,
                                 RetryPolicy retries, OpsAlerts alerts, DispatcherMetrics metrics, Clock clock,
-                                Traces traces) {
+                                Traces traces, DispatcherConfig config) {
         Delivery delivery = new Delivery(channels, new InternalActions(timers, new PgLoadStages(pool), clock),
                 new StageWebhooks(processed, channels, channelsConfig.stageWebhooks().timeout(), clock,
                         channelsConfig.stageWebhooks().clients().entrySet().stream().collect(Collectors.toMap(
                                 Map.Entry::getKey, client -> client.getValue().secret()))), guards);
+        Duration halfLease = config.lease().dividedBy(2);
         return new RowDispatcher(outbox, delivery, new Finisher(outbox, queue, retries, alerts, metrics, clock,
-                channel -> channels.reconciler(channel).isPresent()), metrics, clock, traces);
+                channel -> channels.reconciler(channel).isPresent()), metrics, clock, traces,
+                halfLease.compareTo(RowDispatcher.SEND_ROOM) < 0 ? halfLease : RowDispatcher.SEND_ROOM);
     }
 
     @Produces

@@ -16,8 +16,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -71,21 +69,12 @@ class FinishAfterTheSendTest {
                 TestChannelsConfig.endpoint(Optional.of(URI.create(sms.baseUrl() + "/sms")), "none", null, null),
                 TestChannelsConfig.endpoint(Optional.empty(), "none", null, null)),
                 DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)), channel -> new ChannelGuards.Pace(4, 0),
-                this::refusingMarks);
+                this::refusingMarks, Duration.ZERO);
     }
 
     /** The outbox, whose {@code markFailed} fails while {@link #marksRefused} is above zero (counting it down). */
     private Outbox refusingMarks(Outbox outbox) {
-        return (Outbox) Proxy.newProxyInstance(Outbox.class.getClassLoader(), new Class<?>[] {Outbox.class}, (proxy, method, args) -> {
-            if (method.getName().equals("markFailed") && marksRefused.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                throw new IllegalStateException("Connection reset");
-            }
-            try {
-                return method.invoke(outbox, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        });
+        return PlainDispatcher.refusing(outbox, "markFailed"::equals, marksRefused);
     }
 
     @Test

@@ -63,6 +63,12 @@ final class PlainDispatcher {
     /** @param outboxes what the dispatcher's outbox is made of the database's (a faulty one, for a test) */
     PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels, DispatcherConfig.Circuit circuit,
                     Function<Channel, ChannelGuards.Pace> paces, UnaryOperator<Outbox> outboxes) {
+        this(pg, clock, vertx, channels, circuit, paces, outboxes, RowDispatcher.SEND_ROOM);
+    }
+
+    /** @param sendRoom how much of its lease a claim must still have for its request to go out */
+    PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels, DispatcherConfig.Circuit circuit,
+                    Function<Channel, ChannelGuards.Pace> paces, UnaryOperator<Outbox> outboxes, Duration sendRoom) {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         this.events = new PgEventStore(pg.pool(), clock, pg.wakeups());
         this.outbox = outboxes.apply(new PgOutbox(pg.pool(), clock, LEASE));
@@ -75,13 +81,33 @@ final class PlainDispatcher {
         Finisher finisher = new Finisher(outbox, new PgLoadQueue(pg.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(),
                 Wakeups.NONE), new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), BUDGET, new SplittableRandom(7)),
                 new PgOpsAlerts(pg.pool()), new DispatcherMetrics(registry), clock, channel -> clients.reconciler(channel).isPresent());
-        this.dispatcher = new RowDispatcher(outbox, delivery, finisher, new DispatcherMetrics(registry), clock);
+        this.dispatcher = new RowDispatcher(outbox, delivery, finisher, new DispatcherMetrics(registry), clock,
+                dev.loadflow.service.trace.Traces.NONE, sendRoom);
     }
 
     /** Four requests in flight per channel, and a circuit that needs 100 calls to open. */
     PlainDispatcher(PgBackend pg, FakeClock clock, Vertx vertx, ChannelsConfig channels) {
         this(pg, clock, vertx, channels, DispatcherConfig.Circuit.of(50, 100, 100, Duration.ofSeconds(30)),
                 channel -> new ChannelGuards.Pace(4, 0));
+    }
+
+    /**
+     * {@code outbox}, whose methods named as {@code refused} accepts fail while {@code refusals} is
+     * above zero (counting it down): the database refusing a mark for a moment.
+     */
+    static Outbox refusing(Outbox outbox, java.util.function.Predicate<String> refused,
+                           java.util.concurrent.atomic.AtomicInteger refusals) {
+        return (Outbox) java.lang.reflect.Proxy.newProxyInstance(Outbox.class.getClassLoader(), new Class<?>[] {Outbox.class},
+                (proxy, method, args) -> {
+                    if (refused.test(method.getName()) && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        throw new IllegalStateException("Connection reset");
+                    }
+                    try {
+                        return method.invoke(outbox, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     /** Claims what of {@code channel} is due now and dispatches it, as a dispatcher's loop would. */

@@ -134,6 +134,9 @@ public final class LocalRun {
     private final String consolePassword = randomToken();
     private final String servicesPassword = randomToken();
     private String jdbcUrl;
+    /** The JDBC URL the services use: {@link #jdbcUrl}, or its route ({@link #databaseVia}). */
+    private String servicesJdbcUrl;
+    private java.util.function.UnaryOperator<String> databaseRoute = java.util.function.UnaryOperator.identity();
     /** On a Citus coordinator, the schema this run's tables are in (Citus keeps its metadata per database); else null. */
     private String schema;
     private String dbUser;
@@ -186,6 +189,16 @@ public final class LocalRun {
     }
 
     /** The console's address. */
+    /**
+     * Before {@link #start}: the services reach the database's {@code host:port} through what
+     * {@code route} makes of it (a link a test can stall or reset); the migrations and the test's
+     * own reads go straight to it.
+     */
+    public LocalRun databaseVia(java.util.function.UnaryOperator<String> route) {
+        this.databaseRoute = route;
+        return this;
+    }
+
     public String consoleUrl() {
         return "http://127.0.0.1:" + port(8084);
     }
@@ -320,6 +333,7 @@ public final class LocalRun {
             }
             step("PostgreSQL: %s", hostPort);
         }
+        String servicesHostPort = databaseRoute.apply(hostPort);
         String database = options.portOffset() == 0 ? "loadflow_local" : "loadflow_local_" + options.portOffset();
         String adminUrl = "jdbc:postgresql://" + hostPort + "/" + adminDatabase;
         String reactiveUrl;
@@ -329,15 +343,16 @@ public final class LocalRun {
             schema = database;
             recreateSchema(adminUrl, user, password, schema);
             jdbcUrl = adminUrl + "?currentSchema=" + schema;
-            reactiveUrl = "postgresql://" + hostPort + "/" + adminDatabase;
+            reactiveUrl = "postgresql://" + servicesHostPort + "/" + adminDatabase;
             // the services set Citus's session settings themselves (PoolWithoutAcquireTimer)
             schemaArgs = List.of("-Dloadflow.db.schema=" + schema, "-Dloadflow.db.citus=true");
             step("Citus: this run's tables in schema %s of database %s, distributed by load", schema, adminDatabase);
         } else {
             recreate(adminUrl, user, password, database);
             jdbcUrl = "jdbc:postgresql://" + hostPort + "/" + database;
-            reactiveUrl = "postgresql://" + hostPort + "/" + database;
+            reactiveUrl = "postgresql://" + servicesHostPort + "/" + database;
         }
+        servicesJdbcUrl = jdbcUrl.replace("//" + hostPort + "/", "//" + servicesHostPort + "/");
         dbUser = user;
         dbPassword = password;
 
@@ -361,7 +376,7 @@ public final class LocalRun {
                 .orElse(System.getProperty("loadflow.local.otlp-endpoint"));
         List<String> common = new ArrayList<>(List.of(
                 "-Dquarkus.datasource.reactive.url=" + reactiveUrl,
-                "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
+                "-Dquarkus.datasource.jdbc.url=" + servicesJdbcUrl,
                 "-Dloadflow.admin.token=" + adminToken,
                 // reachable from this machine only: the API and the management interface alike
                 "-Dquarkus.http.host=127.0.0.1",
@@ -403,9 +418,12 @@ public final class LocalRun {
                     "-Dloadflow.channels.slack.api-url=" + simulatorUrl + "/slack-api",
                     "-Dloadflow.channels.slack.bot-token=xoxb-local-" + randomToken(),
                     "-Dloadflow.sources.twilio.auth-token=" + twilioToken,
-                    "-Dloadflow.sources.twilio.webhook-url=" + twilioWebhook()));
-            step("providers' APIs: SMS through Twilio's (%s/twilio), Hero Slack through Slack's chat.postMessage, "
-                    + "the driver's answer through Twilio's signed webhook", simulatorUrl);
+                    "-Dloadflow.sources.twilio.webhook-url=" + twilioWebhook(),
+                    // each message's status reported to the worker, naming its row: which message is whose
+                    "-Dloadflow.channels.sms.twilio.status-callback=http://127.0.0.1:" + port(8081) + "/sources/twilio/status"));
+            simulator.statusCallbacks(twilioToken);
+            step("providers' APIs: SMS through Twilio's (%s/twilio, its status callbacks to the worker), Hero Slack "
+                    + "through Slack's chat.postMessage, the driver's answer through Twilio's signed webhook", simulatorUrl);
         }
         commonArgs = List.copyOf(common);
         engineArgs = List.copyOf(engine);
@@ -625,8 +643,17 @@ public final class LocalRun {
 
     /** An incoming SMS as Twilio posts it to the load worker: form-encoded, signed with the account's auth token. */
     private void twilioWebhook(String what, String from, String text) throws Exception {
+        int status = driverWrites("SM" + "0715".repeat(8), from, text);
+        step("POST %s → %d", what, status);
+    }
+
+    /**
+     * A driver's SMS to the broker's number, as Twilio's signed webhook brings it to the load worker
+     * (with the providers' APIs); returns the worker's status.
+     */
+    public int driverWrites(String messageSid, String from, String text) throws Exception {
         Map<String, String> form = new LinkedHashMap<>();
-        form.put("MessageSid", "SM" + "0715".repeat(8));
+        form.put("MessageSid", messageSid);
         form.put("AccountSid", TWILIO_ACCOUNT);
         form.put("From", from);
         form.put("To", "+15557770000");
@@ -639,7 +666,7 @@ public final class LocalRun {
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .header("X-Twilio-Signature", dev.loadflow.worker.twilio.TwilioSignature.of(twilioWebhook(), form, twilioToken))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        step("POST %s → %d %s", what, response.statusCode(), response.body());
+        return response.statusCode();
     }
 
     private void ingest(String what, String json) throws Exception {

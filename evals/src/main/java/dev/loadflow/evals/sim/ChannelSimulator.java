@@ -216,6 +216,13 @@ public final class ChannelSimulator implements AutoCloseable {
                 answer(request, 400, "{\"code\": 21604, \"message\": \"A 'To' and a 'From' or 'MessagingServiceSid' are required\", \"status\": 400}");
                 return;
             }
+            Fault fault = fault();
+            if (fault == Fault.ERROR_500 || fault == Fault.TOO_MANY_429) {
+                int status = fault == Fault.ERROR_500 ? 500 : 429;
+                answer(request, status, "{\"code\": " + (status == 429 ? 20429 : 20500) + ", \"message\": \"simulated "
+                        + status + "\", \"status\": " + status + "}");
+                return;
+            }
             behave("sms", request, status -> answer(request, status, "{\"code\": " + (status == 429 ? 20429 : 20500)
                     + ", \"message\": \"simulated " + status + "\", \"status\": " + status + "}"), () -> {
                 int n = sequence.incrementAndGet();
@@ -226,11 +233,122 @@ public final class ChannelSimulator implements AutoCloseable {
                         .put("direction", "outbound-api").put("from", form.getOrDefault("From", "+15557770000"))
                         .put("num_segments", "1").put("sid", sid).put("status", "queued").put("to", form.get("To"));
                 twilioMessages.addFirst(message);
+                String callback = form.get("StatusCallback");
+                twilioRows.put(sid, callback == null ? "" : outboxIdOf(callback));
                 record("sms", sid, JsonReader.MAPPER.createObjectNode().put("to", form.get("To"))
                         .put("text", form.get("Body")).toString(), n, null);
-                answer(request, 201, message.toString());
+                if (callback != null) {
+                    reportStatus(callback, message);
+                }
+                switch (fault) {
+                    // created, and the answer never comes in time: the client's timeout ends the request
+                    case CREATED_THEN_HANG -> vertx.setTimer(15_000, timer -> answerIfStillOpen(request, 201, message.toString()));
+                    // created, and the connection is lost before the answer
+                    case CREATED_THEN_DROP -> request.connection().close();
+                    case null, default -> answer(request, 201, message.toString());
+                }
             });
         });
+    }
+
+    /** What a provider that keeps no idempotency key may do to a request, in a chaos run. */
+    private enum Fault { ERROR_500, TOO_MANY_429, CREATED_THEN_HANG, CREATED_THEN_DROP }
+
+    private volatile double faultRate;
+    private java.util.Random faultDice = new java.util.Random(1);
+    /** The Twilio account's auth token, which signs the status callbacks (none: no callbacks are sent). */
+    private volatile String twilioAuthToken;
+    /** Each Twilio message's row, as its status callback named it ({@code ""}: none named). */
+    private final Map<String, String> twilioRows = new ConcurrentHashMap<>();
+    private volatile io.vertx.core.http.HttpClient callbacks;
+
+    /**
+     * From now on Twilio's API and Slack's answer a share {@code rate} of their requests as a
+     * provider's bad moments do, each fault equally likely: {@code 500} and {@code 429} before
+     * anything is made, the message made and then no answer for 15 s, or the message made and the
+     * connection lost before the answer. {@code seed} makes a run's faults repeatable.
+     */
+    public synchronized void providerFaults(double rate, long seed) {
+        faultDice = new java.util.Random(seed);
+        faultRate = rate;
+    }
+
+    private final Map<String, AtomicInteger> faultsMet = new ConcurrentHashMap<>();
+
+    private synchronized Fault fault() {
+        if (faultRate <= 0 || faultDice.nextDouble() >= faultRate) {
+            return null;
+        }
+        Fault fault = Fault.values()[faultDice.nextInt(Fault.values().length)];
+        faultsMet.computeIfAbsent(fault.name().toLowerCase(java.util.Locale.ROOT), f -> new AtomicInteger()).incrementAndGet();
+        return fault;
+    }
+
+    /** The provider faults met so far, by kind. */
+    public Map<String, Integer> faultsMet() {
+        Map<String, Integer> met = new java.util.TreeMap<>();
+        faultsMet.forEach((kind, n) -> met.put(kind, n.get()));
+        return met;
+    }
+
+    /** From now on each Twilio message with a {@code StatusCallback} is reported there, signed with {@code authToken}. */
+    public void statusCallbacks(String authToken) {
+        this.twilioAuthToken = authToken;
+        this.callbacks = vertx.createHttpClient();
+    }
+
+    /** The Twilio messages made so far: sid to the outbox id its status callback named ({@code ""}: none). */
+    public Map<String, String> twilioMessageRows() {
+        return Map.copyOf(twilioRows);
+    }
+
+    private static String outboxIdOf(String callback) {
+        String query = URI.create(callback).getRawQuery();
+        if (query == null) {
+            return "";
+        }
+        return new io.netty.handler.codec.http.QueryStringDecoder("?" + query).parameters()
+                .getOrDefault("outboxId", List.of("")).getFirst();
+    }
+
+    /**
+     * Posts the message's status to {@code callback} as Twilio does, a moment after it was made:
+     * form-encoded, signed in {@code X-Twilio-Signature} (HMAC-SHA1 of the URL and the sorted
+     * fields, under the auth token). Not retried when it fails, as Twilio does not.
+     */
+    private void reportStatus(String callback, com.fasterxml.jackson.databind.node.ObjectNode message) {
+        String token = twilioAuthToken;
+        if (token == null) {
+            return;
+        }
+        Map<String, String> form = new java.util.TreeMap<>();
+        form.put("AccountSid", message.path("account_sid").asText());
+        form.put("ApiVersion", "2010-04-01");
+        form.put("From", message.path("from").asText());
+        form.put("MessageSid", message.path("sid").asText());
+        form.put("MessageStatus", "sent");
+        form.put("SmsSid", message.path("sid").asText());
+        form.put("SmsStatus", "sent");
+        form.put("To", message.path("to").asText());
+        StringBuilder signed = new StringBuilder(callback);
+        form.forEach((name, value) -> signed.append(name).append(value));
+        String signature;
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA1");
+            mac.init(new javax.crypto.spec.SecretKeySpec(token.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA1"));
+            signature = java.util.Base64.getEncoder().encodeToString(
+                    mac.doFinal(signed.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+        String body = form.entrySet().stream().map(e -> java.net.URLEncoder.encode(e.getKey(), java.nio.charset.StandardCharsets.UTF_8)
+                + "=" + java.net.URLEncoder.encode(e.getValue(), java.nio.charset.StandardCharsets.UTF_8))
+                .collect(java.util.stream.Collectors.joining("&"));
+        vertx.setTimer(200, timer -> callbacks.request(new io.vertx.core.http.RequestOptions().setMethod(HttpMethod.POST)
+                        .setAbsoluteURI(callback).putHeader("Content-Type", "application/x-www-form-urlencoded")
+                        .putHeader("X-Twilio-Signature", signature))
+                .compose(req -> req.send(body))
+                .onFailure(e -> { })); // a callback that cannot be delivered is lost, as at Twilio
     }
 
     /** Slack's {@code chat.postMessage} with a bot token: {@code {"ok": true, "channel", "ts"}}. */
@@ -241,13 +359,24 @@ public final class ChannelSimulator implements AutoCloseable {
                 answer(request, 200, "{\"ok\": false, \"error\": \"not_authed\"}");
                 return;
             }
+            Fault fault = fault();
+            if (fault == Fault.ERROR_500 || fault == Fault.TOO_MANY_429) {
+                answer(request, fault == Fault.ERROR_500 ? 500 : 429, "{\"ok\": false, \"error\": \""
+                        + (fault == Fault.TOO_MANY_429 ? "ratelimited" : "internal_error") + "\"}");
+                return;
+            }
             behave("slack", request, status -> answer(request, status, "{\"ok\": false, \"error\": \""
                     + (status == 429 ? "ratelimited" : "internal_error") + "\"}"), () -> {
                 int n = sequence.incrementAndGet();
                 String ts = clock.instant().getEpochSecond() + "." + String.format("%06d", n);
                 record("slack", ts, buffer.toString(), n, null);
-                answer(request, 200, JsonReader.MAPPER.createObjectNode().put("ok", true).put("channel", "C0HEROSIM")
-                        .put("ts", ts).toString());
+                String answer = JsonReader.MAPPER.createObjectNode().put("ok", true).put("channel", "C0HEROSIM")
+                        .put("ts", ts).toString();
+                switch (fault) {
+                    case CREATED_THEN_HANG -> vertx.setTimer(15_000, timer -> answerIfStillOpen(request, 200, answer));
+                    case CREATED_THEN_DROP -> request.connection().close();
+                    case null, default -> answer(request, 200, answer);
+                }
             });
         });
     }
@@ -312,6 +441,17 @@ public final class ChannelSimulator implements AutoCloseable {
             return "webhook:" + path.substring("/webhooks/".length());
         }
         return null;
+    }
+
+    /** An answer that comes late: the client may have given up and closed the connection meanwhile. */
+    private static void answerIfStillOpen(HttpServerRequest request, int status, String body) {
+        if (!request.response().closed() && !request.response().ended()) {
+            try {
+                answer(request, status, body);
+            } catch (IllegalStateException closedMeanwhile) {
+                // the client went: the answer is lost, as a provider's is
+            }
+        }
     }
 
     private static void answer(HttpServerRequest request, int status, String body) {

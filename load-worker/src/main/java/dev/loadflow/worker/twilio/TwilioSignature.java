@@ -32,6 +32,20 @@ public final class TwilioSignature {
         }
     }
 
+    /** A form as Twilio posts it: each field's first value. */
+    static Map<String, String> fields(jakarta.ws.rs.core.MultivaluedMap<String, String> form) {
+        Map<String, String> params = new java.util.LinkedHashMap<>();
+        form.forEach((name, values) -> params.put(name, values.isEmpty() ? "" : values.getFirst()));
+        return params;
+    }
+
+    /** The {@code 403} a request not signed by Twilio gets: nothing of it is written. */
+    static jakarta.ws.rs.core.Response refused() {
+        return dev.loadflow.service.problem.Problem.of(jakarta.ws.rs.core.Response.Status.FORBIDDEN, "Not signed by Twilio",
+                TwilioSmsResource.SIGNATURE + " is not Twilio's signature of this request", TwilioSmsResource.SIGNATURE)
+                .response();
+    }
+
     /** Whether {@code signature} is Twilio's for this request (compared in constant time). */
     public static boolean valid(String url, Map<String, String> params, String authToken, String signature) {
         return signature != null && MessageDigest.isEqual(of(url, params, authToken).getBytes(StandardCharsets.UTF_8),

@@ -30,7 +30,6 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -52,7 +51,8 @@ public class TwilioSmsResource {
     private static final Logger LOG = Logger.getLogger(TwilioSmsResource.class);
     static final String SIGNATURE = "X-Twilio-Signature";
     static final String EMPTY_TWIML = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></Response>";
-    private static final Pattern MESSAGE_SID = Pattern.compile("(SM|MM)[0-9a-fA-F]{32}");
+    /** A Twilio message's id: {@code SM} (or {@code MM}) and 32 hex digits. */
+    static final Pattern MESSAGE_SID = Pattern.compile("(SM|MM)[0-9a-fA-F]{32}");
     /** The source name the events carry. */
     static final String SOURCE = "twilio";
 
@@ -82,12 +82,10 @@ public class TwilioSmsResource {
                     "set loadflow.sources.twilio.auth-token and loadflow.sources.twilio.webhook-url to take SMS from Twilio",
                     null).response();
         }
-        Map<String, String> params = new LinkedHashMap<>();
-        form.forEach((name, values) -> params.put(name, values.isEmpty() ? "" : values.getFirst()));
+        Map<String, String> params = TwilioSignature.fields(form);
         if (!TwilioSignature.valid(config.webhookUrl().get().toString(), params, config.authToken().get(), signature)) {
             LOG.warnf("an SMS webhook without Twilio's signature of %s was refused", config.webhookUrl().get());
-            return Problem.of(Response.Status.FORBIDDEN, "Not signed by Twilio",
-                    SIGNATURE + " is not Twilio's signature of this request", SIGNATURE).response();
+            return TwilioSignature.refused();
         }
         String sid = params.get("MessageSid");
         String from = params.get("From");

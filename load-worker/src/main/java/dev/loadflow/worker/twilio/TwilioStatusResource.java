@@ -21,9 +21,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Twilio's status callback of a message the dispatcher sent: form-encoded {@code MessageSid} and
@@ -37,7 +35,6 @@ import java.util.regex.Pattern;
 public class TwilioStatusResource {
 
     private static final Logger LOG = Logger.getLogger(TwilioStatusResource.class);
-    private static final Pattern MESSAGE_SID = Pattern.compile("(SM|MM)[0-9a-fA-F]{32}");
 
     private final TwilioSourceConfig config;
     private final ProviderMessages messages;
@@ -65,13 +62,10 @@ public class TwilioStatusResource {
         }
         String query = uri.getRequestUri().getRawQuery();
         String signedUrl = config.statusUrlOrSibling().get() + (query == null ? "" : "?" + query);
-        Map<String, String> params = new LinkedHashMap<>();
-        form.forEach((name, values) -> params.put(name, values.isEmpty() ? "" : values.getFirst()));
+        Map<String, String> params = TwilioSignature.fields(form);
         if (!TwilioSignature.valid(signedUrl, params, config.authToken().get(), signature)) {
             LOG.warnf("a status callback without Twilio's signature of %s was refused", config.statusUrlOrSibling().get());
-            return Problem.of(Response.Status.FORBIDDEN, "Not signed by Twilio",
-                    TwilioSmsResource.SIGNATURE + " is not Twilio's signature of this request", TwilioSmsResource.SIGNATURE)
-                    .response();
+            return TwilioSignature.refused();
         }
         String outboxId = uri.getQueryParameters().getFirst("outboxId");
         String sid = params.get("MessageSid");
@@ -79,7 +73,7 @@ public class TwilioStatusResource {
             return Problem.of(Response.Status.BAD_REQUEST, "Invalid Twilio status callback",
                     "the callback URL must name the row it reports: ?outboxId= an outbox id", "outboxId").response();
         }
-        if (sid == null || !MESSAGE_SID.matcher(sid).matches()) {
+        if (sid == null || !TwilioSmsResource.MESSAGE_SID.matcher(sid).matches()) {
             return Problem.of(Response.Status.BAD_REQUEST, "Invalid Twilio status callback",
                     "MessageSid must be SM or MM and 32 hex digits", "MessageSid").response();
         }

@@ -10,6 +10,7 @@ import dev.loadflow.service.trace.LogContext;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.StaleClaimException;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -37,12 +38,22 @@ public final class RowDispatcher {
     /** A claim with more lease than this left is not re-checked in the database before its send. */
     static final Duration SURE_LEASE = Duration.ofSeconds(30);
 
+    /**
+     * How much of its lease a claim must still have for its request to go out: more than a send's
+     * timeout (5 s by default), so that no request outlasts its claim and meets another
+     * dispatcher's request for the same row (on a channel that keeps no idempotency key, the
+     * driver would get both). A row with less is left to be claimed again when its lease ends. A
+     * dispatcher whose lease is shorter than twice this uses half its lease.
+     */
+    public static final Duration SEND_ROOM = Duration.ofSeconds(10);
+
     private final Outbox outbox;
     private final Delivery delivery;
     private final Finisher finisher;
     private final DispatcherMetrics metrics;
     private final Clock clock;
     private final Traces traces;
+    private final Duration sendRoom;
 
     /** A dispatcher that records no spans of its own (a row's trace still reaches its channel, outcome and timer). */
     public RowDispatcher(Outbox outbox, Delivery delivery, Finisher finisher, DispatcherMetrics metrics, Clock clock) {
@@ -52,6 +63,13 @@ public final class RowDispatcher {
     /** @param traces where each row's send span goes: a child of the run that decided the row */
     public RowDispatcher(Outbox outbox, Delivery delivery, Finisher finisher, DispatcherMetrics metrics, Clock clock,
                          Traces traces) {
+        this(outbox, delivery, finisher, metrics, clock, traces, SEND_ROOM);
+    }
+
+    /** @param sendRoom how much of its lease a claim must still have for its request to go out ({@link #SEND_ROOM}) */
+    public RowDispatcher(Outbox outbox, Delivery delivery, Finisher finisher, DispatcherMetrics metrics, Clock clock,
+                         Traces traces, Duration sendRoom) {
+        this.sendRoom = sendRoom;
         this.outbox = outbox;
         this.delivery = delivery;
         this.finisher = finisher;
@@ -105,15 +123,22 @@ public final class RowDispatcher {
             finisher.finish(row, new SendResult.Permanent("unreadable payload: " + e.getMessage()));
             return;
         }
-        // the claim again once the row has its channel's slot: a wait for it may have outlasted the lease
+        // the claim again once the row has its channel's slot: a wait for it may have outlasted the lease, and
+        // the request must end (answered or timed out) well before the lease does
         switch (delivery.deliver(row, action, () -> surelyHeld(row)
-                || outbox.isClaimHeld(row.outboxId(), row.claimToken(), clock.instant()))) {
+                || outbox.isClaimHeld(row.outboxId(), row.claimToken(), clock.instant().plus(sendRoom)))) {
             case Delivery.Sent sent -> finisher.finish(row, sent.result());
             case Delivery.CircuitOpen open -> finisher.defer(row, clock.instant().plus(open.openFor()));
             case Delivery.Lapsed lapsed -> {
                 metrics.sent(row.channel(), DispatcherMetrics.Result.STALE);
-                LOG.infof("claim on %s lapsed while it waited for its channel: left to the dispatcher that holds it now",
-                        row.outboxId());
+                try {
+                    // still ours, but too near its end for a request: given back untried, due again now
+                    outbox.defer(row.outboxId(), row.claimToken(), clock.instant());
+                    LOG.infof("claim on %s too near its lease's end for a request: given back untried", row.outboxId());
+                } catch (StaleClaimException taken) {
+                    LOG.infof("claim on %s lapsed while it waited for its channel: left to the dispatcher that holds it now",
+                            row.outboxId());
+                }
             }
         }
     }

@@ -214,7 +214,14 @@ public final class TwilioSms implements Reconciler {
         Set<String> free = new LinkedHashSet<>(candidates);
         List<String> rivals = new ArrayList<>();
         if (ledger.kept()) {
-            free.removeAll(ledger.messages().holders(PROVIDER, candidates).keySet());
+            Map<String, String> holders = ledger.messages().holders(PROVIDER, candidates);
+            for (Map.Entry<String, String> held : holders.entrySet()) {
+                if (held.getValue().equals(row.outboxId())) {
+                    // recorded for this row since its own record was read (its status callback came meanwhile)
+                    return new Has(held.getKey());
+                }
+            }
+            free.removeAll(holders.keySet());
             for (OutboxRow other : ledger.outbox().smsTo(sms.to(), since.minus(ROW_REACH))) {
                 if (other.outboxId().equals(row.outboxId()) || !sameText(other, sms.text())) {
                     continue;
