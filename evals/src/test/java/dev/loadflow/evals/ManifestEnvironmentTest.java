@@ -97,6 +97,7 @@ class ManifestEnvironmentTest {
                 + "\n-----END PUBLIC KEY-----\n");
         return Map.of("LOADFLOW_ADMIN_TOKEN", "manifest-" + UUID.randomUUID(),
                 "LOADFLOW_INGEST_SOURCES_TELEMATICS_TOKEN", "telematics-" + UUID.randomUUID(),
+                "LOADFLOW_INGEST_SOURCES_TMS_TOKEN", "tms-" + UUID.randomUUID(),
                 "LOADFLOW_INGEST_SOURCES_SMSGATEWAY_TOKEN", "smsgateway-" + UUID.randomUUID(),
                 "MP_JWT_VERIFY_PUBLICKEY_LOCATION", publicKey.toAbsolutePath().toString());
     }

@@ -123,6 +123,39 @@ class CallersTest {
                 .isEqualTo(TestCallers.SOURCE);
     }
 
+    /** A source past its rate is told when to come back; what it posted past it is not written. */
+    @Test
+    void aSourcePastItsRateGets429WithRetryAfterAndNothingIsWritten() {
+        String first = newLoadId();
+        String second = newLoadId();
+        given().auth().oauth2(TestCallers.PACED_TOKEN).contentType("application/json").body(ping("ping_0700", "low"))
+                .post("/loads/{loadId}/events", first).then().statusCode(202);
+
+        var refused = given().auth().oauth2(TestCallers.PACED_TOKEN).contentType("application/json")
+                .body(ping("ping_0700", "low")).post("/loads/{loadId}/events", second).then()
+                .statusCode(429).contentType("application/problem+json").extract();
+
+        assertThat(Integer.parseInt(refused.header("Retry-After"))).isBetween(1, 100);
+        assertThat(refused.jsonPath().getString("detail")).contains(TestCallers.PACED);
+        assertThat(rows("load_queue", second)).isZero();
+        assertThat(rows("event_log", second)).isZero();
+        post(second, ping("ping_0700", "low"));
+        assertThat(awaitVersion(second, 2).getList("log.entryId")).as("another source is not held back by it")
+                .contains("ping_0700");
+    }
+
+    /** A source named without event types owns none: whatever it posts is refused, nothing written. */
+    @Test
+    void aSourceWithoutEventTypesMayPostNothing() {
+        String load = newLoadId();
+
+        given().auth().oauth2(TestCallers.SILENT_TOKEN).contentType("application/json").body(assigned("assign_1"))
+                .post("/loads/{loadId}/events", load)
+                .then().statusCode(403).contentType("application/problem+json").body("field", is("type"));
+
+        assertThat(rows("load_queue", load)).isZero();
+    }
+
     @Test
     void anUnknownIngestTokenIsRefusedAndNothingIsQueuedOrLogged() {
         String load = newLoadId();

@@ -57,9 +57,11 @@ public class LoadResource {
     private final Clock clock;
     private final SecurityIdentity caller;
     private final ExecutorService writers;
+    private final SourcePace pace;
 
     LoadResource(EventStore events, Ingests ingests, Clock clock, SecurityIdentity caller,
-                 @VirtualThreads ExecutorService writers) {
+                 @VirtualThreads ExecutorService writers, SourcePace pace) {
+        this.pace = pace;
         this.events = events;
         this.ingests = ingests;
         this.clock = clock;
@@ -95,6 +97,7 @@ public class LoadResource {
                     "source " + caller.getPrincipal().getName() + " may not post " + event.type().wire() + " events",
                     "type").exception();
         }
+        pace.admit(caller.getPrincipal().getName());
         return Uni.createFrom().item(() -> {
             LoadQueue.Intake intake;
             try {

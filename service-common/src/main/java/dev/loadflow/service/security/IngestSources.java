@@ -31,8 +31,15 @@ public interface IngestSources {
 
         /**
          * The event types it may post ({@code LoadAssigned}, {@code LocationPing}, {@code InboundSms});
-         * absent: every ingestible type. Another type is refused with {@code 403}.
+         * absent: none. Another type is refused with {@code 403}.
          */
         Optional<Set<String>> eventTypes();
+
+        /**
+         * How many events a second it may post to one load worker (with a burst of as many), 0 for no
+         * limit: past it, {@code 429} with {@code Retry-After}, nothing written.
+         */
+        @io.smallrye.config.WithDefault("0")
+        double rate();
     }
 }

@@ -20,13 +20,15 @@ import java.util.stream.Collectors;
  * The bearer tokens configured rather than signed: each source's ingest token and the
  * break-glass token ({@code loadflow.admin.token}, env {@code LOADFLOW_ADMIN_TOKEN}). A source is
  * configured by name ({@code loadflow.ingest.sources.<name>.token}, with the event types it owns
- * in {@code .event-types}) or in the short form {@code loadflow.ingest.tokens} (env
+ * in {@code .event-types}: none unless named) or in the short form {@code loadflow.ingest.tokens} (env
  * {@code LOADFLOW_INGEST_TOKENS}: comma-separated {@code source:token} pairs, each source owning
  * every ingestible type). Tokens are compared in constant time. None configured: no token
  * matches, so ingest and the break-glass door are closed.
  */
 @ApplicationScoped
 public class StaticTokens {
+
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(StaticTokens.class);
 
     /** The identity attribute holding the {@link EventType}s a source may post. */
     public static final String EVENT_TYPES = "loadflow.event-types";
@@ -54,8 +56,12 @@ public class StaticTokens {
             add(pair.substring(0, colon).trim(), pair.substring(colon + 1).trim(), INGESTIBLE);
         }
         for (Map.Entry<String, IngestSources.Source> source : ingest.sources().entrySet()) {
-            add(source.getKey(), source.getValue().token(), source.getValue().eventTypes()
-                    .map(types -> eventTypes(source.getKey(), types)).orElse(INGESTIBLE));
+            Set<EventType> types = source.getValue().eventTypes().map(t -> eventTypes(source.getKey(), t)).orElse(Set.of());
+            if (types.isEmpty()) {
+                LOG.warnf("ingest source %s owns no event type (loadflow.ingest.sources.%s.event-types): every event it "
+                        + "posts is refused", source.getKey(), source.getKey());
+            }
+            add(source.getKey(), source.getValue().token(), types);
         }
     }
 

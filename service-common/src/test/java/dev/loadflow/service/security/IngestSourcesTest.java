@@ -45,6 +45,17 @@ class IngestSourcesTest {
         assertThat(tokens.match("no-such-token")).isEmpty();
     }
 
+    /** A source named without its types owns none: a token that leaks says nothing. */
+    @Test
+    void aSourceNamedWithoutEventTypesMayPostNone() {
+        StaticTokens tokens = tokens(Map.of("LOADFLOW_INGEST_SOURCES_TMS_TOKEN", "tms-token"), Map.of());
+
+        assertThat(tokens.match("tms-token")).hasValueSatisfying(c -> {
+            assertThat(c.name()).isEqualTo("tms");
+            assertThat(c.eventTypes()).isEmpty();
+        });
+    }
+
     @Test
     void aTypeNoSourceMayPostIsRefusedAtStart() {
         assertThatThrownBy(() -> tokens(Map.of(), Map.of(

@@ -32,6 +32,13 @@ public final class TestCallers {
     public static final String SMS_GATEWAY = "sms-gateway";
     public static final String SMS_GATEWAY_TOKEN = "ingest-token-of-the-sms-gateway";
 
+    /** A source paced at one event per 100 s (one in hand at start): its second event within that is refused. */
+    public static final String PACED = "paced-telematics";
+    public static final String PACED_TOKEN = "ingest-token-of-the-paced-source";
+    /** A source named without event types: it owns none. */
+    public static final String SILENT = "silent-source";
+    public static final String SILENT_TOKEN = "ingest-token-of-the-silent-source";
+
     private static final KeyPair KEYS = rsa();
     private static final Path PUBLIC_KEY = pem(KEYS);
 
@@ -45,7 +52,11 @@ public final class TestCallers {
                 "mp.jwt.verify.issuer", ISSUER,
                 "loadflow.ingest.tokens", SOURCE + ":" + INGEST_TOKEN,
                 "loadflow.ingest.sources." + SMS_GATEWAY + ".token", SMS_GATEWAY_TOKEN,
-                "loadflow.ingest.sources." + SMS_GATEWAY + ".event-types", "InboundSms");
+                "loadflow.ingest.sources." + SMS_GATEWAY + ".event-types", "InboundSms",
+                "loadflow.ingest.sources." + PACED + ".token", PACED_TOKEN,
+                "loadflow.ingest.sources." + PACED + ".event-types", "LocationPing",
+                "loadflow.ingest.sources." + PACED + ".rate", "0.01",
+                "loadflow.ingest.sources." + SILENT + ".token", SILENT_TOKEN);
     }
 
     /** A person who may read: {@code vera}, group {@code loadflow-viewer}. */
