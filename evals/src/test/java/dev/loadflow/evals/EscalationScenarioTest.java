@@ -96,6 +96,35 @@ class EscalationScenarioTest extends EvalScenario {
     }
 
     /**
+     * Twenty loads' SMS meet a provider answering {@code 503} to everything: the circuit opens, the
+     * rows it holds back are given back, and its half-open trial calls fail too. Trials never
+     * restart a row's budget: every load's Hero task is sent by 07:02:40, and when the provider is
+     * back none of those SMS goes out.
+     */
+    @Test
+    void twentyLoadsWhoseProviderFailsItsTrialCallsAreAllEscalatedWithinTheBudget() {
+        h.circuits(4, Duration.ofMillis(1));
+        channels().failAlways("sms", 503);
+        List<String> loads = assignedAndPinged(20);
+
+        settleUntil(time("07:00").plus(Harness.BUDGET).plusSeconds(10), Duration.ofSeconds(10));
+
+        assertThat(loads).allSatisfy(load -> assertThat(row(smsOf(load)).status()).isEqualTo(OutboxStatus.DEAD));
+        assertThat(heroTasks()).extracting(ChannelSimulator.Delivery::idempotencyKey).containsExactlyInAnyOrderElementsOf(
+                loads.stream().map(load -> load + "/" + ASK + "/1/create_hero_task").toList());
+        int tried = loads.stream().mapToInt(load -> channels().requests("sms", smsOf(load))).sum();
+        assertThat(tried).as("trial calls were made, fewer than every row's every retry").isBetween(5, 20 * 8);
+
+        channels().heal("sms");
+        at("08:30");
+        h.settle();
+
+        assertThat(loads.stream().mapToInt(load -> channels().requests("sms", smsOf(load))).sum())
+                .as("the provider is back: no SMS of those asks goes out").isEqualTo(tried);
+        assertThat(smsToDriver()).isEmpty();
+    }
+
+    /**
      * An SMS to a provider that keeps no idempotency key meets a {@code 502}: the message may exist.
      * It is never sent again by itself; its ambiguous outcome gives the Hero desk one task to call
      * the driver, at once, and the row waits for an operator. Resent by the operator, it is

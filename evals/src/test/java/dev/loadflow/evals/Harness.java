@@ -1,5 +1,6 @@
 package dev.loadflow.evals;
 
+import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
 import dev.loadflow.dispatcher.deliver.Delivery;
@@ -106,7 +107,7 @@ public final class Harness implements AutoCloseable {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final SimpleMeterRegistry workerRegistry = new SimpleMeterRegistry();
     private ChannelClients clients;
-    private final ChannelGuards guards;
+    private ChannelGuards guards;
     private final DispatcherMetrics dispatcherMetrics;
     private LoadRun worker;
 
@@ -154,6 +155,16 @@ public final class Harness implements AutoCloseable {
         dispatcherMetrics = new DispatcherMetrics(registry);
         dispatcher = dispatcherWith(outbox);
         pump = pumpWith(timers);
+    }
+
+    /**
+     * From now on the channels' circuits open after {@code minimumCalls} calls of which half failed,
+     * and let trial calls through {@code openFor} later (on the machine's clock, as resilience4j's).
+     */
+    void circuits(int minimumCalls, Duration openFor) {
+        guards = new ChannelGuards(DispatcherConfig.Circuit.of(50, minimumCalls, minimumCalls, openFor), channel -> 16,
+                registry, ChannelGuards.CircuitListener.NONE);
+        dispatcher = dispatcherWith(outbox);
     }
 
     /**

@@ -7,7 +7,6 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -87,10 +86,6 @@ public class LateDatabase implements QuarkusTestResourceLifecycleManager {
     }
 
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return PostgresTestResource.freePort();
     }
 }

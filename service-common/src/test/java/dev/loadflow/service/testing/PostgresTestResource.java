@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Metrics;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashMap;
@@ -123,12 +122,22 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
         database.execute("ALTER ROLE " + SERVICE_ROLE + " PASSWORD '" + SERVICE_PASSWORD + "'");
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /**
+     * A port free now, below Linux's ephemeral range (32768 and up): a port the system hands out
+     * could be taken by any process's outgoing connection (a database client's, another test JVM's)
+     * between this look and the service's bind, and the service would fail to start.
+     */
+    public static int freePort() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int tries = 0; tries < 200; tries++) {
+            int port = random.nextInt(20_000, 32_000);
+            try (ServerSocket socket = new ServerSocket(port)) {
+                return socket.getLocalPort();
+            } catch (IOException taken) {
+                // another one
+            }
         }
+        throw new IllegalStateException("no free port between 20000 and 32000");
     }
 
     @Override
