@@ -340,6 +340,15 @@ class ManifestsTest {
         assertThat(job.getMetadata().getName()).as("named after the release's image: a new release is a new Job")
                 .isEqualTo("loadflow-migrate-" + image.substring(image.indexOf(':') + 1));
         assertThat(job.getSpec().getTtlSecondsAfterFinished()).isPositive();
+        assertThat(job.getSpec().getActiveDeadlineSeconds()).as("a migration that cannot finish ends").isPositive();
+        assertThat(job.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken())
+                .as("no Kubernetes API token in the migration's pod").isFalse();
+        assertThat(job.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .as("a migration waits for a lock a bounded time")
+                .anySatisfy(env -> {
+                    assertThat(env.getName()).isEqualTo("QUARKUS_FLYWAY_INIT_SQL");
+                    assertThat(env.getValue()).contains("lock_timeout");
+                });
     }
 
     @ParameterizedTest

@@ -89,6 +89,7 @@ class CallersTest {
             break-glass | POST | /admin/queue/dead/redrive        | 400
             viewer      | GET  | /admin/queue/dead?limit=abc      | 400
             viewer      | GET  | /admin/loads/held?limit=99999999999 | 400
+            viewer      | GET  | /admin/loads/held?since=%00      | 400
             viewer      | GET  | /admin/no-such-endpoint          | 404
             """)
     void eachCallerGetsWhatItsRolesAllow(String caller, String method, String path, int status) {

@@ -242,6 +242,14 @@ class DispatchTest {
                 .body(Map.of("reason", " ")).post("/admin/outbox/" + encoded + "/acknowledge").then().statusCode(400)
                 .contentType("application/problem+json").body("field", is("reason"));
         given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("reason", "called\u0000")).post("/admin/outbox/" + encoded + "/acknowledge").then().statusCode(400)
+                .contentType("application/problem+json").body("field", is("reason"));
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
+                .body(Map.of("reason", "x".repeat(300 * 1024))).post("/admin/outbox/" + encoded + "/acknowledge")
+                .then().statusCode(413);
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.viewer()).get("/admin/outbox/dead?loadId=" + load + "%00")
+                .then().statusCode(400).contentType("application/problem+json").body("field", is("loadId"));
+        given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")
                 .body(Map.of("reason", "desk called the driver by hand")).post("/admin/outbox/" + encoded + "/acknowledge")
                 .then().statusCode(200).body("acknowledged", is(true));
         given().urlEncodingEnabled(false).auth().oauth2(TestCallers.operator()).contentType("application/json")

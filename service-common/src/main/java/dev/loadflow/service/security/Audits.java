@@ -1,7 +1,10 @@
 package dev.loadflow.service.security;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.loadflow.model.json.InvalidJsonException;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.model.json.TextRules;
+import dev.loadflow.service.problem.Problem;
 import dev.loadflow.store.audit.AuditRecord;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,6 +33,16 @@ public class Audits {
 
     /** The record of {@code action} on {@code target} by the current caller; {@code params} without nulls. */
     public AuditRecord of(String action, String target, Map<String, ?> params) {
+        try {
+            // what an operator wrote reaches the audit trail and the change itself: no control character
+            Map<String, Object> said = new java.util.HashMap<>();
+            said.put("target", target);
+            said.put("params", params);
+            TextRules.requirePrintable(JsonReader.MAPPER.valueToTree(said), "$");
+        } catch (InvalidJsonException e) {
+            throw Problem.of(jakarta.ws.rs.core.Response.Status.BAD_REQUEST, "Invalid admin input", e.getMessage(),
+                    e.field().replaceFirst("^params\\.", "")).exception();
+        }
         try {
             return new AuditRecord(caller.getPrincipal().getName(), service, action, target,
                     JsonReader.MAPPER.writeValueAsString(params));
