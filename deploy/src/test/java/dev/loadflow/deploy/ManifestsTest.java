@@ -279,6 +279,27 @@ class ManifestsTest {
                         "secret:loadflow-console-secrets");
     }
 
+    /**
+     * The ingest Ingress publishes only what sources and Twilio post: a load's events and Twilio's
+     * two webhooks, never a load's view, the admin API or the management paths.
+     */
+    @Test
+    void theIngestIngressPublishesOnlyTheIngestPaths() throws IOException {
+        var ingress = ofType(typed("site"), io.fabric8.kubernetes.api.model.networking.v1.Ingress.class).stream()
+                .filter(i -> i.getMetadata().getName().endsWith("load-worker-ingest")).findFirst().orElseThrow();
+        List<java.util.regex.Pattern> routes = ingress.getSpec().getRules().stream()
+                .flatMap(rule -> rule.getHttp().getPaths().stream())
+                .map(path -> java.util.regex.Pattern.compile("^" + ("Exact".equals(path.getPathType())
+                        ? java.util.regex.Pattern.quote(path.getPath()) + "$" : path.getPath())))
+                .toList();
+        java.util.function.Predicate<String> published = url -> routes.stream().anyMatch(route -> route.matcher(url).find());
+
+        assertThat(ingress.getMetadata().getAnnotations()).containsEntry("nginx.ingress.kubernetes.io/use-regex", "true");
+        assertThat(List.of("/loads/481207/events", "/sources/twilio/sms", "/sources/twilio/status")).allMatch(published);
+        assertThat(List.of("/loads/481207", "/loads/481207/events/x", "/admin/outbox/dead", "/q/health/ready",
+                "/sources/twilio/sms/x", "/loads/a/b/events")).noneMatch(published);
+    }
+
     /** Each Secret reaches only the pods that need it: the ingest tokens the worker, the owner's login the Job. */
     @ParameterizedTest
     @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
