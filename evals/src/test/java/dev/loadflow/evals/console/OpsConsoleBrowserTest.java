@@ -205,6 +205,9 @@ class OpsConsoleBrowserTest {
         client.sendKeys("client-a");
         browser.findElement(By.cssSelector("#f-active option[value='']")).click();
         browser.findElement(By.cssSelector("#load-filters button[type=submit]")).click();
+        // the list before the filter shows the load too: its row is looked for once the filtered page is in
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> browser.getCurrentUrl().contains("client=client-a"));
         WebElement row = loaded(By.cssSelector("#loads tr.load[data-load='" + LocalRun.LOAD + "']"));
 
         assertThat(browser.getCurrentUrl()).contains("client=client-a");
