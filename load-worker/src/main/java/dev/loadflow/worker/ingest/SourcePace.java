@@ -1,9 +1,9 @@
 package dev.loadflow.worker.ingest;
 
+import dev.loadflow.service.pace.Rates;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.IngestSources;
 import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -32,18 +32,9 @@ public class SourcePace {
                         + source.rate());
             }
             if (source.rate() > 0) {
-                limiters.put(name, RateLimiter.of("ingest-" + name, perSecond(source.rate())));
+                limiters.put(name, RateLimiter.of("ingest-" + name, Rates.perSecond(source.rate(), Duration.ZERO)));
             }
         });
-    }
-
-    /** Up to {@code rate} a second, as whole permits a refresh period: below one a second, one per longer period. */
-    static RateLimiterConfig perSecond(double rate) {
-        boolean fast = rate >= 1;
-        return RateLimiterConfig.custom()
-                .limitRefreshPeriod(fast ? Duration.ofSeconds(1) : Duration.ofNanos((long) (1e9 / rate)))
-                .limitForPeriod(fast ? (int) Math.round(rate) : 1)
-                .timeoutDuration(Duration.ZERO).build();
     }
 
     /** Admits one event of {@code source}, or throws the {@code 429} it gets. */

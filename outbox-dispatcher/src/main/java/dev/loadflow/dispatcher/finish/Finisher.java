@@ -312,9 +312,7 @@ public final class Finisher {
     private boolean publish(OutboxRow row, OutcomeStatus status, String receipt, String failure, boolean ambiguous,
                             int round) {
         try {
-            queue.enqueue(QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
-                    row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row), ambiguous, round),
-                    clock.instant(), row.correlationId()).withTraceparent(row.traceparent())));
+            queue.enqueue(outcome(row, status, receipt, failure, ambiguous, round, clock.instant()));
             return true;
         } catch (RuntimeException e) {
             LOG.errorf("could not publish the %s outcome of %s: %s", status.wire(), row.outboxId(), e.getMessage());
@@ -328,8 +326,14 @@ public final class Finisher {
 
     /** The row's {@code ActionOutcome} as published to its load's queue (an operator's resolution publishes it too). */
     public static QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure, Instant at) {
+        return outcome(row, status, receipt, failure, false, 1, at);
+    }
+
+    /** As above, for the row's {@code round}-th ending, {@code ambiguous} or not. */
+    private static QueueMessage outcome(OutboxRow row, OutcomeStatus status, String receipt, String failure, boolean ambiguous,
+                                        int round, Instant at) {
         return QueueMessage.of(InboundEvent.actionOutcome(row.loadId(), new EventPayload.ActionOutcome(
-                row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row)), at,
+                row.outboxId(), row.actionType(), status, receipt, failure, alertsOps(row), ambiguous, round), at,
                 row.correlationId()).withTraceparent(row.traceparent()));
     }
 

@@ -4,6 +4,7 @@ import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.model.action.Channel;
+import dev.loadflow.service.pace.Rates;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.ratelimiter.RateLimiter;
@@ -247,12 +248,9 @@ public final class ChannelGuards {
         return guard;
     }
 
-    /** A rate as resilience4j takes it: whole permits per refresh period, the period a second or longer. */
+    /** A channel's rate: whole permits per refresh period, a send waiting up to {@link #LONGEST_WAIT} for one. */
     static RateLimiterConfig perSecond(double rate) {
-        Duration period = rate >= 1 ? Duration.ofSeconds(1) : Duration.ofNanos((long) (1e9 / rate));
-        int permits = rate >= 1 ? (int) Math.round(rate) : 1;
-        return RateLimiterConfig.custom().limitRefreshPeriod(period).limitForPeriod(permits)
-                .timeoutDuration(LONGEST_WAIT).build();
+        return Rates.perSecond(rate, LONGEST_WAIT);
     }
 
     /** Registers the gauges of {@code channels} at start-up, so they exist before the first send. */
