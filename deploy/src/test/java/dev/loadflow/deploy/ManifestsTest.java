@@ -300,6 +300,30 @@ class ManifestsTest {
                 "/sources/twilio/sms/x", "/loads/a/b/events")).noneMatch(published);
     }
 
+    /**
+     * The shipped sources own only what they post: telematics pings, the TMS assignments (for the
+     * clients a site names), the SMS gateway SMS; each is paced.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
+    void theShippedSourcesOwnOnlyWhatTheyPost(String overlay) throws IOException {
+        Deployment worker = ofType(typed(overlay), Deployment.class).stream()
+                .filter(d -> d.getMetadata().getName().endsWith("load-worker")).findFirst().orElseThrow();
+        Map<String, String> env = worker.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getValue() != null).collect(Collectors.toMap(e -> e.getName(), e -> e.getValue()));
+
+        assertThat(env).containsEntry("LOADFLOW_INGEST_SOURCES_TELEMATICS_EVENT_TYPES", "LocationPing")
+                .containsEntry("LOADFLOW_INGEST_SOURCES_TMS_EVENT_TYPES", "LoadAssigned")
+                .containsEntry("LOADFLOW_INGEST_SOURCES_SMSGATEWAY_EVENT_TYPES", "InboundSms")
+                .containsKeys("LOADFLOW_INGEST_SOURCES_TELEMATICS_RATE", "LOADFLOW_INGEST_SOURCES_TMS_RATE",
+                        "LOADFLOW_INGEST_SOURCES_SMSGATEWAY_RATE")
+                .doesNotContainKeys("LOADFLOW_INGEST_SOURCES_TELEMATICS_CLIENTS", "LOADFLOW_INGEST_SOURCES_SMSGATEWAY_CLIENTS",
+                        "LOADFLOW_INGEST_TOKENS");
+        if (overlay.equals("site")) {
+            assertThat(env).containsEntry("LOADFLOW_INGEST_SOURCES_TMS_CLIENTS", "acme-foods,acme-retail");
+        }
+    }
+
     /** Each Secret reaches only the pods that need it: the ingest tokens the worker, the owner's login the Job. */
     @ParameterizedTest
     @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})

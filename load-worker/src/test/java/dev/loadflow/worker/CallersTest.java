@@ -157,6 +157,59 @@ class CallersTest {
         assertThat(rows("load_queue", load)).isZero();
     }
 
+    private static String assignment(String eventId, String client, String phone, String stage) {
+        return """
+                {"eventId": "%s", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:55:00Z",
+                 "payload": {"clientId": "%s", "driverPhone": "%s", "stage": "%s"}}""".formatted(eventId, client, phone, stage);
+    }
+
+    private static ValidatableResponse assign(String token, String load, String body) {
+        return given().auth().oauth2(token).contentType("application/json").body(body)
+                .post("/loads/{loadId}/events", load).then();
+    }
+
+    /** A source assigns loads only for the clients it owns; the telematics source (pings only) assigns none. */
+    @Test
+    void aSourceAssignsLoadsOnlyForTheClientsItOwns() {
+        String load = newLoadId();
+
+        assign(TestCallers.TMS_NORTH_TOKEN, load, assignment("assign_c", "client-c", "+15550100", "dispatched"))
+                .statusCode(403).contentType("application/problem+json")
+                .body("title", is("Client not owned"), "field", is("payload.clientId"));
+        assign(TestCallers.PACED_TOKEN, load, assignment("assign_p", "client-a", "+15550100", "dispatched"))
+                .statusCode(403).body("field", is("type"));
+        assertThat(rows("load_queue", load)).isZero();
+
+        assign(TestCallers.TMS_NORTH_TOKEN, load, assignment("assign_b", "client-b", "+15550100", "dispatched"))
+                .statusCode(202);
+        assertThat(awaitVersion(load, 2).getString("state.clientId")).isEqualTo("client-b");
+    }
+
+    /**
+     * A load's assignment belongs to the source that made it: another source, even one that owns
+     * the client, is refused with 403 and changes nothing; the owner re-assigns as before.
+     */
+    @Test
+    void aLoadAssignedByOneSourceIsNotReassignedByAnother() {
+        String load = newLoadId();
+        assign(TestCallers.TMS_NORTH_TOKEN, load, assignment("assign_1", "client-a", "+15550100", "dispatched"))
+                .statusCode(202);
+        awaitVersion(load, 2);
+
+        assign(TestCallers.TMS_SOUTH_TOKEN, load, assignment("assign_s", "client-a", "+15559999", "delivered"))
+                .statusCode(403).contentType("application/problem+json")
+                .body("title", is("Load assigned by another source"), "detail", org.hamcrest.Matchers.containsString("tms-north"));
+        assertThat(rows("load_queue", load)).isZero();
+
+        assign(TestCallers.TMS_NORTH_TOKEN, load, assignment("assign_2", "client-a", "+15550101", "in_transit"))
+                .statusCode(202);
+        JsonPath view = awaitVersion(load, 4);
+        assertThat(view.getString("state.driverPhone")).isEqualTo("+15550101");
+        assertThat(view.getString("state.stage")).isEqualTo("in_transit");
+        assertThat(view.getString("state.assignedBy")).isEqualTo(TestCallers.TMS_NORTH);
+        assertThat(view.getList("log.entryId")).doesNotContain("assign_s");
+    }
+
     @Test
     void anUnknownIngestTokenIsRefusedAndNothingIsQueuedOrLogged() {
         String load = newLoadId();

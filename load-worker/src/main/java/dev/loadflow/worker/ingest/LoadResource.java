@@ -1,9 +1,11 @@
 package dev.loadflow.worker.ingest;
 
+import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.log.LoadLog;
+import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Roles;
 import dev.loadflow.service.security.StaticTokens;
@@ -43,8 +45,9 @@ import java.util.concurrent.ExecutorService;
  * changes nothing (the first body of an id is the one kept; a copy that arrives while the first
  * is being logged may be queued again and answer 202, and its run finds the event logged and
  * changes nothing). Only sources ingest (their token
- * names them, and the name is kept with the event); viewers and operators read, and only
- * operators see phone numbers unmasked.
+ * names them, and the name is kept with the event), each only the event types it owns, and a
+ * {@code LoadAssigned} only for a client it owns and a load no other source assigned;
+ * viewers and operators read, and only operators see phone numbers unmasked.
  */
 @Path("/loads/{loadId}")
 public class LoadResource {
@@ -97,10 +100,18 @@ public class LoadResource {
                     "source " + caller.getPrincipal().getName() + " may not post " + event.type().wire() + " events",
                     "type").exception();
         }
+        if (event.payload() instanceof EventPayload.LoadAssigned assigned && !StaticTokens.mayAssign(caller, assigned.clientId())) {
+            throw Problem.of(Response.Status.FORBIDDEN, "Client not owned",
+                    "source " + event.source() + " may not assign loads to client " + assigned.clientId(),
+                    "payload.clientId").exception();
+        }
         pace.admit(caller.getPrincipal().getName());
         return Uni.createFrom().item(() -> {
             LoadQueue.Intake intake;
             try {
+                if (event.payload() instanceof EventPayload.LoadAssigned) {
+                    refuseReassignment(event);
+                }
                 intake = ingests.submit(QueueMessage.of(event));
             } catch (RuntimeException e) {
                 if (DatabaseUnreachable.is(e)) {
@@ -133,6 +144,20 @@ public class LoadResource {
                     .exception();
         }
         return RestResponse.ok(LoadView.of(log));
+    }
+
+    /**
+     * A load belongs to the source that assigned it: another source's assignment is refused here
+     * when the load's log shows who assigned it (one queued before that assignment was logged is
+     * refused when it is run: {@link dev.loadflow.model.policy.DeterministicFilter}).
+     */
+    private void refuseReassignment(InboundEvent event) {
+        LoadState state = LoadState.project(events.read(event.loadId()));
+        if (state.refusesAssignmentBy(event.source()) && !state.hasProcessed(event.eventId())) {
+            throw Problem.of(Response.Status.FORBIDDEN, "Load assigned by another source",
+                    "load " + event.loadId() + " is assigned by source " + state.assignedBy() + "; source "
+                            + event.source() + " may not re-assign it", "loadId").exception();
+        }
     }
 
     private static Receipt receipt(InboundEvent event, String status) {

@@ -23,7 +23,7 @@ import java.util.Map;
 record LoadView(String loadId, long version, State state, List<Entry> log) {
 
     @RegisterForReflection
-    record State(String clientId, String driverPhone, String stage, List<Ask> openAsks, List<String> closedAsks,
+    record State(String clientId, String driverPhone, String stage, String assignedBy, List<Ask> openAsks, List<String> closedAsks,
                  Map<String, List<String>> outcomes) {
     }
 
@@ -48,7 +48,7 @@ record LoadView(String loadId, long version, State state, List<Entry> log) {
         Map<String, List<String>> outcomes = new LinkedHashMap<>();
         state.outcomes().forEach((outboxId, statuses) -> outcomes.put(outboxId, statuses.stream().map(s -> s.wire()).toList()));
         return new LoadView(log.loadId(), log.version(),
-                new State(state.clientId(), state.driverPhone(), state.stage(),
+                new State(state.clientId(), state.driverPhone(), state.stage(), state.assignedBy(),
                         state.openAsks().values().stream().map(Ask::of).toList(), List.copyOf(state.closedAsks()), outcomes),
                 log.entries().stream().map(Entry::of).toList());
     }

@@ -68,6 +68,7 @@ public class BearerAuthentication implements HttpAuthenticationMechanism {
                     .setPrincipal(new QuarkusPrincipal(caller.get().name()))
                     .addRoles(caller.get().roles())
                     .addAttribute(StaticTokens.EVENT_TYPES, caller.get().eventTypes())
+                    .addAttribute(StaticTokens.CLIENTS, caller.get().clients())
                     .addCredential(new TokenCredential(token.get(), "bearer"))
                     .build());
         }

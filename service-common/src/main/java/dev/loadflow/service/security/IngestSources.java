@@ -7,13 +7,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** The sources that may ingest, and what each may post. */
+/** The sources that may ingest, and what each may post and for which clients. */
 @ConfigMapping(prefix = "loadflow.ingest")
 public interface IngestSources {
 
     /**
      * Comma-separated {@code source:token} pairs (env {@code LOADFLOW_INGEST_TOKENS}); each of
-     * these sources may post every ingestible event type.
+     * these sources may post every ingestible event type, for every client (a local run's form).
      */
     Optional<List<String>> tokens();
 
@@ -34,6 +34,13 @@ public interface IngestSources {
          * absent: none. Another type is refused with {@code 403}.
          */
         Optional<Set<String>> eventTypes();
+
+        /**
+         * The client ids it may assign loads for ({@code LoadAssigned.clientId}); absent: none. A
+         * {@code LoadAssigned} for another client is refused with {@code 403}, and so is one for a
+         * load another source assigned.
+         */
+        Optional<Set<String>> clients();
 
         /**
          * How many events a second it may post to one load worker (with a burst of as many), 0 for no

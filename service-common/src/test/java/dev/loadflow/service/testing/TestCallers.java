@@ -13,11 +13,12 @@ import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The callers of a service under test: one source with its ingest token, and people with JWTs
+ * The callers of a service under test: sources with their ingest tokens, and people with JWTs
  * signed by a key pair made when the test JVM starts (the public key goes to a temporary file
  * the service verifies with; no key is ever written to the repository).
  */
@@ -39,6 +40,13 @@ public final class TestCallers {
     public static final String SILENT = "silent-source";
     public static final String SILENT_TOKEN = "ingest-token-of-the-silent-source";
 
+    /** A TMS that assigns loads for {@code client-a} and {@code client-b}. */
+    public static final String TMS_NORTH = "tms-north";
+    public static final String TMS_NORTH_TOKEN = "ingest-token-of-tms-north";
+    /** Another TMS, that assigns loads for {@code client-a} and {@code client-c}. */
+    public static final String TMS_SOUTH = "tms-south";
+    public static final String TMS_SOUTH_TOKEN = "ingest-token-of-tms-south";
+
     private static final KeyPair KEYS = rsa();
     private static final Path PUBLIC_KEY = pem(KEYS);
 
@@ -47,16 +55,26 @@ public final class TestCallers {
 
     /** The configuration that makes a service trust these callers. */
     public static Map<String, String> config() {
-        return Map.of(
-                "mp.jwt.verify.publickey.location", PUBLIC_KEY.toString(),
-                "mp.jwt.verify.issuer", ISSUER,
-                "loadflow.ingest.tokens", SOURCE + ":" + INGEST_TOKEN,
-                "loadflow.ingest.sources." + SMS_GATEWAY + ".token", SMS_GATEWAY_TOKEN,
-                "loadflow.ingest.sources." + SMS_GATEWAY + ".event-types", "InboundSms",
-                "loadflow.ingest.sources." + PACED + ".token", PACED_TOKEN,
-                "loadflow.ingest.sources." + PACED + ".event-types", "LocationPing",
-                "loadflow.ingest.sources." + PACED + ".rate", "0.01",
-                "loadflow.ingest.sources." + SILENT + ".token", SILENT_TOKEN);
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("mp.jwt.verify.publickey.location", PUBLIC_KEY.toString());
+        config.put("mp.jwt.verify.issuer", ISSUER);
+        config.put("loadflow.ingest.tokens", SOURCE + ":" + INGEST_TOKEN);
+        source(config, SMS_GATEWAY, SMS_GATEWAY_TOKEN, "InboundSms");
+        source(config, PACED, PACED_TOKEN, "LocationPing").put(key(PACED, "rate"), "0.01");
+        config.put(key(SILENT, "token"), SILENT_TOKEN);
+        source(config, TMS_NORTH, TMS_NORTH_TOKEN, "LoadAssigned").put(key(TMS_NORTH, "clients"), "client-a,client-b");
+        source(config, TMS_SOUTH, TMS_SOUTH_TOKEN, "LoadAssigned").put(key(TMS_SOUTH, "clients"), "client-a,client-c");
+        return Map.copyOf(config);
+    }
+
+    private static Map<String, String> source(Map<String, String> config, String name, String token, String types) {
+        config.put(key(name, "token"), token);
+        config.put(key(name, "event-types"), types);
+        return config;
+    }
+
+    private static String key(String source, String setting) {
+        return "loadflow.ingest.sources." + source + "." + setting;
     }
 
     /** A person who may read: {@code vera}, group {@code loadflow-viewer}. */

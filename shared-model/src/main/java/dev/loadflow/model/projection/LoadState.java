@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -26,13 +27,17 @@ import java.util.Set;
  * stage, its open asks with their step, the outcomes of its actions, and the events already
  * processed. {@code version} is the log version it was projected from.
  *
+ * <p>A load's assignment (client, driver, stage) belongs to the source that first assigned it
+ * ({@code assignedBy}): a {@code LoadAssigned} from any other source is logged, and changes
+ * nothing ({@link #refusesAssignmentBy}).
+ *
  * <p>The collections are persistent (pcollections): {@link #plus} shares everything it does
  * not change with the state it starts from, so folding a few new entries into a load with a
  * long history costs the few entries, not a copy of the history (a copy made a busy load's
  * every run slower than the last). The maps and the closed asks keep insertion order.
  */
 public record LoadState(String loadId, long version, String clientId, String driverPhone, String stage,
-                        Map<String, OpenAsk> openAsks, Set<String> closedAsks,
+                        String assignedBy, Map<String, OpenAsk> openAsks, Set<String> closedAsks,
                         Map<String, List<OutcomeStatus>> outcomes, Set<String> processedEventIds) {
 
     public LoadState {
@@ -88,6 +93,19 @@ public record LoadState(String loadId, long version, String clientId, String dri
         return processedEventIds.contains(eventId);
     }
 
+    /** Whether the load has been assigned (to a client and a driver). */
+    public boolean isAssigned() {
+        return clientId != null;
+    }
+
+    /**
+     * Whether an assignment by {@code source} is refused: the load was assigned, by another source
+     * (only the source that assigned a load may re-assign it).
+     */
+    public boolean refusesAssignmentBy(String source) {
+        return isAssigned() && !Objects.equals(source, assignedBy);
+    }
+
     public Optional<OpenAsk> openAsk(String askId) {
         return Optional.ofNullable(openAsks.get(askId));
     }
@@ -107,6 +125,7 @@ public record LoadState(String loadId, long version, String clientId, String dri
         private String clientId;
         private String driverPhone;
         private String stage;
+        private String assignedBy;
         private OrderedPMap<String, OpenAsk> open;
         private OrderedPSet<String> closed;
         private OrderedPMap<String, List<OutcomeStatus>> outcomes;
@@ -126,6 +145,7 @@ public record LoadState(String loadId, long version, String clientId, String dri
             this.clientId = state.clientId();
             this.driverPhone = state.driverPhone();
             this.stage = state.stage();
+            this.assignedBy = state.assignedBy();
             this.open = (OrderedPMap<String, OpenAsk>) state.openAsks();
             this.closed = (OrderedPSet<String>) state.closedAsks();
             this.outcomes = (OrderedPMap<String, List<OutcomeStatus>>) state.outcomes();
@@ -136,9 +156,12 @@ public record LoadState(String loadId, long version, String clientId, String dri
             processed = processed.plus(event.eventId());
             switch (event.payload()) {
                 case EventPayload.LoadAssigned assigned -> {
-                    clientId = assigned.clientId();
-                    driverPhone = assigned.driverPhone();
-                    stage = assigned.stage();
+                    if (clientId == null || Objects.equals(event.source(), assignedBy)) {
+                        clientId = assigned.clientId();
+                        driverPhone = assigned.driverPhone();
+                        stage = assigned.stage();
+                        assignedBy = event.source();
+                    }
                 }
                 case EventPayload.ActionOutcome outcome -> outcomes = outcomes.plus(outcome.outboxId(),
                         appended(outcomes.get(outcome.outboxId()), outcome.status()));
@@ -198,7 +221,7 @@ public record LoadState(String loadId, long version, String clientId, String dri
         }
 
         LoadState state(long version) {
-            return new LoadState(loadId, version, clientId, driverPhone, stage, open, closed, outcomes, processed);
+            return new LoadState(loadId, version, clientId, driverPhone, stage, assignedBy, open, closed, outcomes, processed);
         }
     }
 }

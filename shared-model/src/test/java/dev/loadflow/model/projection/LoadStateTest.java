@@ -87,6 +87,43 @@ class LoadStateTest {
         });
     }
 
+    /**
+     * Two sources' assignments queued before either was logged: the first logged owns the load, the
+     * other is logged, filtered (nobody is told) and changes nothing; the owner may still re-assign.
+     */
+    @Test
+    void onlyTheSourceThatAssignedALoadReassignsIt() {
+        InboundEvent first = event("assign_north", new EventPayload.LoadAssigned("client-a", "+15550100", "dispatched"))
+                .withSource("tms-north");
+        InboundEvent rival = event("assign_south", new EventPayload.LoadAssigned("client-c", "+15559999", "delivered"))
+                .withSource("tms-south");
+        InboundEvent again = event("assign_north_2", new EventPayload.LoadAssigned("client-b", "+15550101", "in_transit"))
+                .withSource("tms-north");
+        log.add(first);
+        log.add(DecisionRecorded.filtered(first, T0701, "assigned"));
+
+        LoadState assigned = project();
+        assertThat(assigned.assignedBy()).isEqualTo("tms-north");
+        assertThat(assigned.refusesAssignmentBy("tms-south")).isTrue();
+        assertThat(assigned.refusesAssignmentBy("tms-north")).isFalse();
+        assertThat(dev.loadflow.model.policy.DeterministicFilter.filter(rival, assigned))
+                .hasValueSatisfying(reason -> assertThat(reason).contains("refused", "tms-north", "tms-south"));
+
+        log.add(rival);
+        log.add(DecisionRecorded.filtered(rival, T0701, "refused"));
+        LoadState afterRival = project();
+        assertThat(afterRival.hasProcessed("assign_south")).isTrue();
+        assertThat(afterRival.clientId()).isEqualTo("client-a");
+        assertThat(afterRival.driverPhone()).isEqualTo("+15550100");
+        assertThat(afterRival.stage()).isEqualTo("dispatched");
+
+        log.add(again);
+        LoadState reassigned = project();
+        assertThat(reassigned.clientId()).isEqualTo("client-b");
+        assertThat(reassigned.driverPhone()).isEqualTo("+15550101");
+        assertThat(reassigned.assignedBy()).isEqualTo("tms-north");
+    }
+
     @Test
     void theTimerOfTheCurrentStepIsCurrentAndAPassedStepsTimerIsStale() {
         openAskAtStepOne();

@@ -12,19 +12,26 @@ import java.util.Optional;
  * Which load a driver's number belongs to, from the log: the load whose most recent
  * {@code LoadAssigned} named that number, among those still assigned to it (a load reassigned
  * to another driver since is not). Most recent assignment wins when a driver has several loads.
+ * An assignment the load refused (posted by a source other than the one that first assigned the
+ * load: {@code LoadState#refusesAssignmentBy}) neither routes a number nor replaces one.
  */
 public final class PgDriverLoads {
 
     /**
      * The number's assignments newest first ({@code event_log_driver_phone_idx}, V24), the first
-     * that no later assignment of its load replaced. The check per candidate is a walk of that
-     * load's entries after the assignment on the primary key.
+     * that its load took (its source is the one of the load's first assignment) and that no later
+     * assignment its load took replaced. The checks per candidate walk that load's entries on the
+     * primary key.
      */
     static final String CURRENT_LOAD = """
             SELECT a.load_id FROM event_log a
             WHERE a.type = 'LoadAssigned' AND (a.body -> 'payload' ->> 'driverPhone') = $1
+              AND (a.body ->> 'source') IS NOT DISTINCT FROM
+                  (SELECT f.body ->> 'source' FROM event_log f
+                   WHERE f.load_id = a.load_id AND f.type = 'LoadAssigned' ORDER BY f.seq LIMIT 1)
               AND (SELECT true FROM event_log b
-                   WHERE b.load_id = a.load_id AND b.seq > a.seq AND b.type = 'LoadAssigned' LIMIT 1) IS NULL
+                   WHERE b.load_id = a.load_id AND b.seq > a.seq AND b.type = 'LoadAssigned'
+                     AND (b.body ->> 'source') IS NOT DISTINCT FROM (a.body ->> 'source') LIMIT 1) IS NULL
             ORDER BY a.recorded_at DESC
             LIMIT 1""";
 

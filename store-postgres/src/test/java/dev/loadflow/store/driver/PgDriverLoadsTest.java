@@ -1,0 +1,64 @@
+package dev.loadflow.store.driver;
+
+import dev.loadflow.model.event.EventPayload;
+import dev.loadflow.model.event.InboundEvent;
+import dev.loadflow.model.time.FakeClock;
+import dev.loadflow.store.PgStores;
+import dev.loadflow.store.eventlog.PgEventStore;
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.testing.PgBackend;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static dev.loadflow.testing.Fixtures.decision;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A driver's number leads to the load it drives now, and never through an assignment its load refused. */
+class PgDriverLoadsTest {
+
+    @RegisterExtension
+    static final PgBackend PG = new PgBackend("drivers");
+
+    private static final String DRIVER = "+15550100";
+    private final FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T06:00:00Z"));
+    private PgEventStore events;
+    private PgDriverLoads drivers;
+
+    @BeforeEach
+    void setUp() {
+        PG.database().truncateAll();
+        events = new PgStores(PG.pool(), clock, Wakeups.NONE, PG.database().citus()).eventStore();
+        drivers = new PgDriverLoads(PG.pool());
+    }
+
+    private void assign(String loadId, String eventId, String source, String phone) {
+        clock.advance(Duration.ofMinutes(1));
+        InboundEvent event = new InboundEvent(eventId, loadId, clock.instant(), clock.instant(), "c-1", null,
+                new EventPayload.LoadAssigned("client-a", phone, "dispatched"), source);
+        events.append(loadId, List.of(event, decision(event, clock.instant(), List.of())), events.read(loadId).version(),
+                List.of());
+    }
+
+    @Test
+    void theNewestAssignmentATheLoadTookRoutesTheNumber() {
+        assign("load-1", "a1", "tms-north", DRIVER);
+        assertThat(drivers.currentLoadOf(DRIVER)).contains("load-1");
+
+        assign("load-2", "a2", "tms-north", "+15550111");
+        assign("load-2", "a2-rival", "tms-south", DRIVER);
+        assertThat(drivers.currentLoadOf(DRIVER)).as("an assignment load-2 refused does not take the number")
+                .contains("load-1");
+
+        assign("load-1", "a1-rival", "tms-south", "+15550122");
+        assertThat(drivers.currentLoadOf(DRIVER)).as("nor does one load-1 refused move it away").contains("load-1");
+
+        assign("load-1", "a1-again", "tms-north", "+15550133");
+        assertThat(drivers.currentLoadOf(DRIVER)).as("the owner's re-assignment to another driver does").isEmpty();
+        assertThat(drivers.currentLoadOf("+15550133")).contains("load-1");
+    }
+}
