@@ -211,6 +211,8 @@ class IngestTest {
             "bad timestamp  | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"30/11/2026 07:00\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}} | occurredAt | not an ISO-8601 timestamp",
             "missing field  | {\"eventId\":\"e1\",\"type\":\"InboundSms\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{\"text\":\"hi\"}} | payload.from | missing",
             "internal type  | {\"eventId\":\"e1\",\"type\":\"ActionOutcome\",\"occurredAt\":\"2026-11-30T07:00:00Z\",\"payload\":{}} | type | never through ingest",
+            "long ago       | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"2000-01-01T00:00:00Z\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}} | occurredAt | must be within",
+            "far ahead      | {\"eventId\":\"e1\",\"type\":\"LocationPing\",\"occurredAt\":\"9999-12-31T23:59:59Z\",\"payload\":{\"risk\":\"high\",\"lat\":1,\"lon\":1}} | occurredAt | must be within",
     })
     void badEventsGet400NamingTheProblemAndNothingIsWritten(String problem, String body, String field, String detail) {
         String load = newLoadId();

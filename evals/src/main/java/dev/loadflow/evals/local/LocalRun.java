@@ -401,6 +401,8 @@ public final class LocalRun {
                 "-Dquarkus.datasource.password=" + servicesPassword,
                 "-Dloadflow.db.migrate-at-start=false",
                 "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
+                // the guide's examples and the tests post the events of one fixed day, whenever they run
+                "-Dloadflow.ingest.occurred-at.max-age=P3650D",
                 "-Dloadflow.sop.clients.client-a.retry-after=" + options.retryAfter(),
                 "-Dloadflow.channels.sms.url=" + simulatorUrl + "/sms",
                 "-Dloadflow.channels.hero.url=" + simulatorUrl + "/hero",

@@ -7,6 +7,7 @@ import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.service.problem.Problem;
+import dev.loadflow.service.security.IngestSources;
 import dev.loadflow.service.security.Roles;
 import dev.loadflow.service.security.StaticTokens;
 import dev.loadflow.service.trace.Traces;
@@ -36,6 +37,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -61,10 +63,12 @@ public class LoadResource {
     private final SecurityIdentity caller;
     private final ExecutorService writers;
     private final SourcePace pace;
+    private final IngestSources.OccurredAt window;
 
     LoadResource(EventStore events, Ingests ingests, Clock clock, SecurityIdentity caller,
-                 @VirtualThreads ExecutorService writers, SourcePace pace) {
+                 @VirtualThreads ExecutorService writers, SourcePace pace, IngestSources sources) {
         this.pace = pace;
+        this.window = sources.occurredAt();
         this.events = events;
         this.ingests = ingests;
         this.clock = clock;
@@ -93,8 +97,14 @@ public class LoadResource {
                     "an event's body is at most " + MAX_BODY_BYTES + " bytes", "$").exception();
         }
         // the request's trace (its traceparent header, or the trace this request began) goes with the event
-        InboundEvent event = EventCodec.parseIngest(loadId, body, clock.instant())
+        Instant now = clock.instant();
+        InboundEvent event = EventCodec.parseIngest(loadId, body, now)
                 .withSource(caller.getPrincipal().getName()).withTraceparent(Traces.current());
+        if (event.occurredAt().isBefore(now.minus(window.maxAge())) || event.occurredAt().isAfter(now.plus(window.maxAhead()))) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Invalid event",
+                    "occurredAt must be within " + window.maxAge() + " before and " + window.maxAhead()
+                            + " after the worker's clock (" + now + "), got " + event.occurredAt(), "occurredAt").exception();
+        }
         if (!StaticTokens.mayPost(caller, event.type())) {
             throw Problem.of(Response.Status.FORBIDDEN, "Event type not owned",
                     "source " + caller.getPrincipal().getName() + " may not post " + event.type().wire() + " events",

@@ -23,6 +23,22 @@ public interface IngestSources {
      */
     Map<String, Source> sources();
 
+    /** How far from the worker's clock an ingested event's {@code occurredAt} may be. */
+    @io.smallrye.config.WithName("occurred-at")
+    OccurredAt occurredAt();
+
+    /** The window an event's {@code occurredAt} must fall in; outside it, {@code 400}. */
+    interface OccurredAt {
+
+        /** How long ago at most (a device replaying what it buffered offline is older than a minute). */
+        @io.smallrye.config.WithDefault("P30D")
+        java.time.Duration maxAge();
+
+        /** How far ahead at most (a source's clock runs a little fast). */
+        @io.smallrye.config.WithDefault("PT15M")
+        java.time.Duration maxAhead();
+    }
+
     /** One source. */
     interface Source {
 
