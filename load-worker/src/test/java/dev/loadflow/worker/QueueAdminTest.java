@@ -96,7 +96,8 @@ class QueueAdminTest {
                 .contentType("application/json").body("{}").post("/admin/queue/dead/acknowledge")
                 .then().statusCode(400).contentType("application/problem+json").body("field", is("reason"));
         given().auth().oauth2(TOKEN).queryParam("loadId", load).queryParam("messageId", "garbled")
-                .contentType("application/json").body("{\"reason\": \"the telematics vendor resent it fixed\"}")
+                .contentType("application/json")
+                .body("{\"reason\": \"the telematics vendor resent it fixed, https://hooks.slack.com/services/T1/B2/pastedS3cret\"}")
                 .post("/admin/queue/dead/acknowledge")
                 .then().statusCode(200).body("acknowledged", is(true));
         given().auth().oauth2(TOKEN).queryParam("loadId", load).queryParam("messageId", "garbled")
@@ -108,7 +109,8 @@ class QueueAdminTest {
                 "SELECT action, params->>'reason' AS reason FROM admin_audit WHERE target = ?", load + "/garbled"))
                 .singleElement().satisfies(row -> {
                     assertThat(row.get("action")).isEqualTo("queue.acknowledge");
-                    assertThat(row.get("reason")).isEqualTo("the telematics vendor resent it fixed");
+                    assertThat(row.get("reason")).as("a credential pasted into a reason is not kept in the trail")
+                            .isEqualTo("the telematics vendor resent it fixed, https://hooks.slack.com/***");
                 });
 
         retention.pruneParkedMessages(Instant.now(clock).minus(Duration.ofMinutes(1)), 500);

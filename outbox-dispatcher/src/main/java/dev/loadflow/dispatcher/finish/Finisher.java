@@ -10,6 +10,7 @@ import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.OutcomeStatus;
 import dev.loadflow.service.loop.GroupCommit;
+import dev.loadflow.service.security.Credentials;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxFailure;
@@ -115,9 +116,10 @@ public final class Finisher {
     private void finishOnce(OutboxRow row, SendResult result) {
         switch (result) {
             case SendResult.Delivered delivered -> finishDelivered(row, delivered.receipt());
-            case SendResult.Retryable failed -> retryOrDie(row, failed.reason(), failed.retryAfter());
-            case SendResult.Permanent refused -> die(row, "permanent: " + refused.reason());
-            case SendResult.Unknown lost -> unsure(row, lost.reason());
+            // a reason is kept, logged, published and shown to viewers: never with a credential in it
+            case SendResult.Retryable failed -> retryOrDie(row, Credentials.redact(failed.reason()), failed.retryAfter());
+            case SendResult.Permanent refused -> die(row, "permanent: " + Credentials.redact(refused.reason()));
+            case SendResult.Unknown lost -> unsure(row, Credentials.redact(lost.reason()));
         }
     }
 
@@ -177,7 +179,8 @@ public final class Finisher {
      * on the backoff curve, where its next claim finishes it without sending it again. The retry
      * budget does not bind it: it is spent on sends, and this one went out.
      */
-    private void accepted(OutboxRow row, String receipt, String reason) {
+    private void accepted(OutboxRow row, String receipt, String said) {
+        String reason = Credentials.redact(said);
         Instant now = clock.instant();
         Instant next = retries.nextAttempt(row.attempts(), null, now, Optional.empty()).orElseThrow();
         outbox.markAccepted(row.outboxId(), row.claimToken(), receipt, reason, next);
@@ -296,7 +299,8 @@ public final class Finisher {
         metrics.died(row.channel());
     }
 
-    private void raise(OutboxRow row, AlertKind kind, String message) {
+    private void raise(OutboxRow row, AlertKind kind, String said) {
+        String message = Credentials.redact(said);
         if (alerts.raise(row.loadId(), row.outboxId(), row.actionType(), kind.tag(), message, clock.instant())) {
             metrics.alert(kind);
             LOG.errorf("OPS ALERT [%s] load %s: %s", kind.tag(), row.loadId(), message);

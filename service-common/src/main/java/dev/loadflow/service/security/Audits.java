@@ -44,8 +44,9 @@ public class Audits {
                     e.field().replaceFirst("^params\\.", "")).exception();
         }
         try {
-            return new AuditRecord(caller.getPrincipal().getName(), service, action, target,
-                    JsonReader.MAPPER.writeValueAsString(params));
+            // the trail is read by viewers and kept for years: a credential an operator pasted is not kept in it
+            return new AuditRecord(caller.getPrincipal().getName(), service, action, Credentials.redact(target),
+                    Credentials.redact(JsonReader.MAPPER.writeValueAsString(params)));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("audit parameters must be JSON values: " + e.getOriginalMessage(), e);
         }

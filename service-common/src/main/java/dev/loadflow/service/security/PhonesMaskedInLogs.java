@@ -7,10 +7,11 @@ import java.util.logging.Filter;
 import java.util.logging.LogRecord;
 
 /**
- * Masks the phone numbers in every log line ({@link PhoneMask}) before a handler writes it: logs
- * are read by more people than the admin APIs' operators, and kept longer. The message is
- * formatted first, so a number passed as a parameter is masked too; an exception's own message
- * is not rewritten. Named {@value #NAME} for the handlers' {@code filter} keys.
+ * Masks the phone numbers ({@link PhoneMask}) and takes out the credentials ({@link Credentials})
+ * of every log line before a handler writes it: logs are read by more people than the admin
+ * APIs' operators, and kept longer. The message is formatted first, so a number or a secret
+ * passed as a parameter is caught too; an exception's own message is not rewritten. Named
+ * {@value #NAME} for the handlers' {@code filter} keys.
  */
 @LoggingFilter(name = PhonesMaskedInLogs.NAME)
 public final class PhonesMaskedInLogs implements Filter {
@@ -21,7 +22,7 @@ public final class PhonesMaskedInLogs implements Filter {
     public boolean isLoggable(LogRecord record) {
         if (record instanceof ExtLogRecord ext) {
             String message = ext.getFormattedMessage();
-            String masked = PhoneMask.mask(message);
+            String masked = Credentials.redact(PhoneMask.mask(message));
             if (masked != null && !masked.equals(message)) {
                 ext.setMessage(masked, ExtLogRecord.FormatStyle.NO_FORMAT);
                 ext.setParameters(null);
