@@ -238,6 +238,7 @@ class CallersTest {
             no audience      | 401
             other audience   | 401
             no subject       | 401
+            a year-long JWT  | 401
             """)
     void aBadJwtIsRefusedNeverAServerErrorAndChangesNothing(String kind, int status) {
         String load = newLoadId();
@@ -263,6 +264,9 @@ class CallersTest {
             case "other audience" -> TestCallers.sign(TestCallers.claims("otis").audience("another-app").groups(Roles.OPERATOR));
             case "no subject" -> TestCallers.sign(Jwt.issuer(TestCallers.ISSUER).audience(TestCallers.AUDIENCE)
                     .upn("nobody@example.test").groups(Roles.OPERATOR).expiresIn(300));
+            // valid until 2100, issued more than the 12 hours a JWT may be used before
+            case "a year-long JWT" -> TestCallers.sign(TestCallers.claims("lena").groups(Roles.OPERATOR)
+                    .issuedAt(Instant.parse("2026-11-01T00:00:00Z")).expiresAt(Instant.parse("2100-01-01T00:00:00Z")));
             default -> throw new IllegalArgumentException(kind);
         };
 

@@ -20,6 +20,25 @@ public interface ConsoleConfig {
     boolean cookieSecure();
 
     /**
+     * The session cookie's name: {@code __Host-loadflow_session}, which a browser keeps for this
+     * host only (no sibling host can set it), over HTTPS only. A plain-HTTP local run names it
+     * without the prefix.
+     */
+    @WithDefault("__Host-loadflow_session")
+    String sessionCookie();
+
+    /**
+     * The key sessions' form tokens and break-glass sessions are signed with (at least 32
+     * characters; every replica the same). Unset: a key made at start, so one replica's forms
+     * fail at another and every restart ends the break-glass sessions (a warning at start).
+     */
+    Optional<String> sessionKey();
+
+    /** How long a console session signed in with the break-glass token lasts (the token itself never expires). */
+    @WithDefault("PT1H")
+    java.time.Duration breakGlassSession();
+
+    /**
      * A trace viewer's address with {@code {traceId}} in it (Jaeger, Tempo through Grafana, ...):
      * trace ids on the load page link there. Unset: they are shown without a link.
      */

@@ -61,6 +61,10 @@ class OpsConsoleTest {
 
     private static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
     private static final String HTML = "text/html";
+    /** The cookies' names as shipped: this host only, HTTPS only. */
+    private static final String SESSION_COOKIE = "__Host-loadflow_session";
+    private static final String CSRF_COOKIE = "__Host-loadflow_csrf";
+    private static final String BREAK_GLASS = "console-break-glass";
     private static Vertx vertx;
     private static Pool owner;
 
@@ -73,6 +77,12 @@ class OpsConsoleTest {
     /** A form's CSRF token as a browser holds it: the hidden field of a page with a form, and its cookie. */
     private record Csrf(String field, String cookie) {
 
+        /** A form post carrying this token, from the browser signed in as {@code session}, with that page's session field. */
+        RequestSpecification post(Session session, String sessionField) {
+            return given().accept(HTML).redirects().follow(false).cookies(session.cookies()).cookie(CSRF_COOKIE, cookie)
+                    .formParam("csrf-token", field).formParam("session-csrf", sessionField);
+        }
+
         /** The token of the page at {@code path} as {@code token}'s holder opens it (none for the sign-in page). */
         static Csrf of(String token, String path) {
             var request = given().accept(HTML);
@@ -80,16 +90,42 @@ class OpsConsoleTest {
                     .then().statusCode(200).extract();
             Matcher field = Pattern.compile("name=\"csrf-token\" value=\"([^\"]+)\"").matcher(page.body().asString());
             assertThat(field.find()).as("a CSRF field on " + path).isTrue();
-            assertThat(page.cookie("loadflow_csrf")).as("the CSRF cookie of " + path).isNotBlank();
-            return new Csrf(field.group(1), page.cookie("loadflow_csrf"));
+            assertThat(page.cookie(CSRF_COOKIE)).as("the CSRF cookie of " + path).isNotBlank();
+            return new Csrf(field.group(1), page.cookie(CSRF_COOKIE));
         }
 
         /** A form post carrying this token, as {@code token}'s holder (or nobody). */
         RequestSpecification post(String token) {
-            var request = given().accept(HTML).redirects().follow(false).cookie("loadflow_csrf", cookie).formParam("csrf-token", field);
+            var request = given().accept(HTML).redirects().follow(false).cookie(CSRF_COOKIE, cookie).formParam("csrf-token", field);
             return token == null ? request : request.header("Authorization", "Bearer " + token);
         }
     }
+
+    /** A browser's session: the cookies the sign-in page set. */
+    private record Session(Map<String, String> cookies) {
+
+        static Session signIn(String credential) {
+            Csrf csrf = Csrf.of(null, "/sign-in");
+            var answer = csrf.post(null).formParam("token", credential).formParam("next", "/held").post("/sign-in")
+                    .then().statusCode(303).extract();
+            Map<String, String> cookies = new java.util.TreeMap<>(answer.cookies());
+            cookies.keySet().removeIf(name -> !name.startsWith(SESSION_COOKIE));
+            return new Session(cookies);
+        }
+
+        /** The page at {@code path} as this browser opens it: its CSRF token and its session field. */
+        Map.Entry<Csrf, String> form(String path) {
+            var page = given().accept(HTML).cookies(cookies).get(path).then().statusCode(200).extract();
+            Matcher field = Pattern.compile("name=\"csrf-token\" value=\"([^\"]+)\"").matcher(page.body().asString());
+            Matcher session = Pattern.compile("name=\"session-csrf\" value=\"([^\"]+)\"").matcher(page.body().asString());
+            assertThat(field.find()).as("a CSRF field on " + path).isTrue();
+            assertThat(session.find()).as("a session field on " + path).isTrue();
+            return Map.entry(new Csrf(field.group(1), page.cookie(CSRF_COOKIE)), session.group(1));
+        }
+    }
+
+    @Inject
+    dev.loadflow.console.web.SessionKey sessionKey;
 
     @BeforeEach
     void resetAdminApis() {
@@ -374,14 +410,14 @@ class OpsConsoleTest {
 
         Csrf csrf = Csrf.of(TestCallers.viewer(), "/held");
         var forged = csrf.post(null).formParam("reason", "forged").post("/held/" + load + "/skip").then().extract();
-        var scripted = given().redirects().follow(false).cookie("loadflow_csrf", csrf.cookie())
+        var scripted = given().redirects().follow(false).cookie(CSRF_COOKIE, csrf.cookie())
                 .formParam("csrf-token", csrf.field()).formParam("reason", "forged").post("/held/" + load + "/skip").then().extract();
         var viewer = csrf.post(TestCallers.viewer()).formParam("reason", "not mine to skip").post("/held/" + load + "/skip")
                 .then().extract();
         var noToken = given().header("Authorization", "Bearer " + TestCallers.operator()).accept(HTML).redirects().follow(false)
                 .formParam("reason", "a form from another page").post("/held/" + load + "/skip").then().extract();
         var otherToken = given().header("Authorization", "Bearer " + TestCallers.operator()).accept(HTML).redirects().follow(false)
-                .cookie("loadflow_csrf", csrf.cookie()).formParam("csrf-token", "a-token-the-attacker-made-up")
+                .cookie(CSRF_COOKIE, csrf.cookie()).formParam("csrf-token", "a-token-the-attacker-made-up")
                 .formParam("reason", "a form from another page").post("/held/" + load + "/skip").then().extract();
 
         assertThat(forged.statusCode()).isEqualTo(303);
@@ -393,6 +429,62 @@ class OpsConsoleTest {
         assertThat(otherToken.statusCode()).as("an operator's form whose token is not its cookie's").isEqualTo(400);
         ConsoleTestResource.admin().verify(0, anyRequestedFor(anyUrl()));
         assertThat(ConsoleTestResource.database().count("SELECT count(*) FROM held_load WHERE load_id = '" + load + "'")).isOne();
+    }
+
+    /**
+     * A signed-in browser's form goes through only from the console's own page in its own session:
+     * a session field of another session (a token planted or lifted), a post from another site or
+     * port, changes nothing.
+     */
+    @Test
+    void aFormOfAnotherSessionOrFromAnotherOriginChangesNothing() {
+        String load = heldLoad();
+        Session otto = Session.signIn(TestCallers.operator());
+        Session olga = Session.signIn(TestCallers.jwt("olga", "loadflow-operator"));
+        var ottos = otto.form("/held");
+        var olgas = olga.form("/held");
+        ConsoleTestResource.admin().stubFor(post(urlEqualTo("/admin/loads/" + load + "/skip"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json").withBody("{\"skipped\": true}")));
+
+        var otherSession = ottos.getKey().post(otto, olgas.getValue()).formParam("reason", "planted")
+                .post("/held/" + load + "/skip").then().extract();
+        var sibling = ottos.getKey().post(otto, ottos.getValue()).header("Origin", "https://evil.freight.example")
+                .formParam("reason", "from a sibling host").post("/held/" + load + "/skip").then().extract();
+        var sameSite = ottos.getKey().post(otto, ottos.getValue()).header("Sec-Fetch-Site", "same-site")
+                .formParam("reason", "from another port").post("/held/" + load + "/skip").then().extract();
+
+        assertThat(otherSession.statusCode()).isEqualTo(400);
+        assertThat(otherSession.body().asString()).contains("not opened in your session");
+        assertThat(sibling.statusCode()).isEqualTo(403);
+        assertThat(sameSite.statusCode()).isEqualTo(403);
+        ConsoleTestResource.admin().verify(0, anyRequestedFor(anyUrl()));
+
+        // what a browser sends with the console's own form under Referrer-Policy: no-referrer
+        var own = ottos.getKey().post(otto, ottos.getValue()).header("Origin", "null").header("Sec-Fetch-Site", "same-origin").formParam("reason", "driver's gateway sent garbage")
+                .post("/held/" + load + "/skip").then().extract();
+        assertThat(own.statusCode()).isEqualTo(303);
+        ConsoleTestResource.admin().verify(1, postRequestedFor(urlEqualTo("/admin/loads/" + load + "/skip")));
+    }
+
+    /** The break-glass token never expires; a console session signed in with it does, and its end cannot be moved. */
+    @Test
+    void aBreakGlassSessionEndsAndItsEndCannotBeForged() {
+        Session session = Session.signIn(BREAK_GLASS);
+        String until = SESSION_COOKIE + "_until";
+        assertThat(session.cookies()).containsKeys(SESSION_COOKIE, until);
+        given().accept(HTML).cookies(session.cookies()).get("/held").then().statusCode(200);
+
+        String ended = sessionKey.until(BREAK_GLASS, clock.instant().minusSeconds(1));
+        long farAhead = clock.instant().plus(Duration.ofDays(365)).getEpochSecond();
+        String forged = farAhead + session.cookies().get(until).substring(session.cookies().get(until).indexOf('.'));
+        for (String cookie : java.util.Arrays.asList(ended, forged, null)) {
+            var request = given().accept(HTML).redirects().follow(false).cookie(SESSION_COOKIE, BREAK_GLASS);
+            var answer = (cookie == null ? request : request.cookie(until, cookie)).get("/held").then().extract();
+            assertThat(answer.statusCode()).as("until " + cookie).isEqualTo(303);
+            assertThat(answer.header("Location")).contains("/sign-in?next=%2Fheld");
+        }
+        assertThat(given().header("Authorization", "Bearer " + BREAK_GLASS).accept(HTML).get("/held").statusCode())
+                .as("the token itself, as the API's callers send it").isEqualTo(200);
     }
 
     @Test
@@ -434,9 +526,10 @@ class OpsConsoleTest {
 
         assertThat(signedIn.statusCode()).isEqualTo(303);
         assertThat(signedIn.header("Location")).endsWith("/held");
-        assertThat(signedIn.headers().getValues("Set-Cookie")).filteredOn(c -> c.startsWith("loadflow_session="))
-                .singleElement().asString().contains("HttpOnly").containsIgnoringCase("SameSite=Strict");
-        String held = given().cookie("loadflow_session", signedIn.cookie("loadflow_session")).accept(HTML).get("/held")
+        assertThat(signedIn.headers().getValues("Set-Cookie")).filteredOn(c -> c.startsWith(SESSION_COOKIE + "="))
+                .singleElement().asString().contains("HttpOnly").containsIgnoringCase("SameSite=Strict")
+                .contains("Secure").contains("Path=/").doesNotContainIgnoringCase("Domain=");
+        String held = given().cookie(SESSION_COOKIE, signedIn.cookie(SESSION_COOKIE)).accept(HTML).get("/held")
                 .then().statusCode(200).extract().body().asString();
         assertThat(held).contains("Held loads").contains("otto · operator");
         assertThat(offSite.header("Location")).as("never sent to another site").doesNotContain("evil.example");
@@ -444,7 +537,7 @@ class OpsConsoleTest {
         assertThat(refused.body().asString()).contains("was not accepted");
         assertThat(forgedSignIn.statusCode()).as("a sign-in form without the CSRF token (login CSRF)").isEqualTo(400);
         assertThat(forgedSignIn.headers().getValues("Set-Cookie")).as("no session was made")
-                .noneMatch(c -> c.startsWith("loadflow_session="));
+                .noneMatch(c -> c.startsWith(SESSION_COOKIE + "="));
     }
 
     @Test

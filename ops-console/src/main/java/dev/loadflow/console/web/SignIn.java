@@ -21,22 +21,25 @@ import java.time.Clock;
 
 /**
  * Sign-in: the person pastes the credential they use with {@code curl} (their loadflow JWT, or
- * the break-glass token); once it verifies, it is kept in an HttpOnly, SameSite=Strict session
- * cookie, so another site can neither read it nor post a form with it.
+ * the break-glass token); once it verifies, it is kept in an HttpOnly, SameSite=Strict,
+ * {@code __Host-} session cookie, so another site can neither read it, set it, nor post a form
+ * with it. A JWT's session ends when the JWT does; a break-glass session after
+ * {@code loadflow.console.break-glass-session}, which a signed cookie beside it records
+ * ({@link BrowserGuard}).
  */
 @Path("/")
 @Produces(MediaType.TEXT_HTML)
 @PermitAll
 public class SignIn {
 
-    public static final String COOKIE = "loadflow_session";
-
     private final JWTParser jwt;
     private final StaticTokens tokens;
     private final ConsoleConfig config;
     private final Clock clock;
+    private final SessionKey key;
 
-    SignIn(JWTParser jwt, StaticTokens tokens, ConsoleConfig config, Clock clock) {
+    SignIn(JWTParser jwt, StaticTokens tokens, ConsoleConfig config, Clock clock, SessionKey key) {
+        this.key = key;
         this.jwt = jwt;
         this.tokens = tokens;
         this.config = config;
@@ -54,30 +57,44 @@ public class SignIn {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Response signIn(@FormParam("token") String token, @FormParam("next") String next) {
         String given = token == null ? "" : token.trim();
-        long maxAge;
         if (!given.isEmpty() && tokens.match(given).isPresent()) {
-            maxAge = NewCookie.DEFAULT_MAX_AGE; // until the browser closes
-        } else {
-            try {
-                maxAge = Math.max(1, jwt.parse(given).getExpirationTime() - clock.instant().getEpochSecond());
-            } catch (ParseException | RuntimeException refused) {
-                return Response.status(Response.Status.UNAUTHORIZED)
-                        .entity(Pages.signIn(safe(next), "That credential was not accepted: it is not a valid loadflow JWT "
-                                + "(signed, issued by loadflow, not expired) nor the break-glass token.")).build();
-            }
+            // the token never expires: its console session does
+            java.time.Instant end = clock.instant().plus(config.breakGlassSession());
+            int seconds = (int) Math.min(Integer.MAX_VALUE, config.breakGlassSession().toSeconds());
+            return Response.seeOther(URI.create(safe(next))).cookie(cookie(config.sessionCookie(), given, seconds),
+                    cookie(BrowserGuard.untilCookie(config.sessionCookie()), key.until(given, end), seconds)).build();
         }
-        return Response.seeOther(URI.create(safe(next))).cookie(cookie(given, (int) Math.min(Integer.MAX_VALUE, maxAge))).build();
+        long maxAge;
+        try {
+            maxAge = Math.max(1, jwt.parse(given).getExpirationTime() - clock.instant().getEpochSecond());
+        } catch (ParseException | RuntimeException refused) {
+            return Response.status(Response.Status.UNAUTHORIZED)
+                    .entity(Pages.signIn(safe(next), "That credential was not accepted: it is not a valid loadflow JWT "
+                            + "(signed, issued by loadflow, not expired) nor the break-glass token.")).build();
+        }
+        return Response.seeOther(URI.create(safe(next)))
+                .cookie(cookie(config.sessionCookie(), given, (int) Math.min(Integer.MAX_VALUE, maxAge))).build();
     }
 
     @POST
     @Path("/sign-out")
     public Response signOut() {
-        return Response.seeOther(URI.create("/sign-in")).cookie(cookie("", 0)).build();
+        return Response.seeOther(URI.create("/sign-in")).cookie(expired(config.sessionCookie(), config.cookieSecure()),
+                expired(BrowserGuard.untilCookie(config.sessionCookie()), config.cookieSecure())).build();
     }
 
-    private NewCookie cookie(String value, int maxAge) {
-        return new NewCookie.Builder(COOKIE).value(value).path("/").httpOnly(true).secure(config.cookieSecure())
-                .sameSite(NewCookie.SameSite.STRICT).maxAge(maxAge).build();
+    private NewCookie cookie(String name, String value, int maxAge) {
+        return builder(name, config.cookieSecure()).value(value).maxAge(maxAge).build();
+    }
+
+    /** The cookie {@code name} cleared. */
+    static NewCookie expired(String name, boolean secure) {
+        return builder(name, secure).value("").maxAge(0).build();
+    }
+
+    /** A session cookie: this host only (no Domain), every path, HttpOnly, SameSite=Strict, Secure unless a local run says not. */
+    private static NewCookie.Builder builder(String name, boolean secure) {
+        return new NewCookie.Builder(name).path("/").httpOnly(true).secure(secure).sameSite(NewCookie.SameSite.STRICT);
     }
 
     /** Where to go after signing in: a path of this console only (never another site). */

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * Takes credentials out of text that outlives a request: failure reasons (which viewers read),
  * alert messages, log lines and audit entries. Two kinds are replaced with {@value #MASK}: the
  * values of this service's own secret settings (every key that names a token, secret, password,
- * API key or webhook URL, {@link #learn}), wherever they appear; and what has the shape of a
+ * key or webhook URL, {@link #learn}), wherever they appear; and what has the shape of a
  * credential whoever it belongs to (a password in a URL, a Slack webhook's path or token, a
  * Standard Webhooks secret, an {@code Authorization} value, a query parameter named like a key).
  */
@@ -24,7 +24,7 @@ public final class Credentials {
 
     /** Setting names whose values are credentials (the last part of a key, or an env name's end). */
     private static final Pattern SECRET_KEY = Pattern.compile(
-            "(?i).*(token|secret|password|api[-_]?key|webhook[-_]?url|webhooks[._][^.]+)$");
+            "(?i).*(token|secret|password|[-_.]key|apikey|webhook[-_]?url|webhooks[._][^.]+)$");
     /** Shorter values are not looked for (a port or a flag is no credential, and would mask half a text). */
     private static final int SHORTEST = 8;
 
