@@ -12,6 +12,7 @@ import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.driver.PgDriverLoads;
+import dev.loadflow.store.inbound.PgInboundMessages;
 import dev.loadflow.store.provider.PgProviderMessages;
 import dev.loadflow.store.provider.ProviderMessages;
 import dev.loadflow.worker.agent.AgentMetrics;
@@ -58,6 +59,12 @@ public class WorkerProducers {
     @Singleton
     PgDriverLoads driverLoads(Pool pool) {
         return new PgDriverLoads(pool);
+    }
+
+    @Produces
+    @Singleton
+    PgInboundMessages inboundMessages(Pool pool) {
+        return new PgInboundMessages(pool);
     }
 
     @Produces

@@ -39,11 +39,20 @@ class TwilioSmsSourceTest {
     static final String TOKEN = "auth-token-of-the-test-account";
     static final String URL = "https://loadflow.example.com/sources/twilio/sms";
     private static final RequestValidator TWILIO = new RequestValidator(TOKEN);
+    /** The numbers and Messaging Service each client's drivers are written from. */
+    static final String CLIENT_A_SENDER = "+15557770001";
+    static final String CLIENT_B_SENDER = "+15557770002";
+    static final String CLIENT_B_SERVICE = "MG" + "0123456789abcdef".repeat(2);
+    /** A number of the broker's that no client names. */
+    static final String SHARED_NUMBER = "+15557770000";
 
     public static class TwilioSource implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("loadflow.sources.twilio.auth-token", TOKEN, "loadflow.sources.twilio.webhook-url", URL);
+            return Map.of("loadflow.sources.twilio.auth-token", TOKEN, "loadflow.sources.twilio.webhook-url", URL,
+                    "loadflow.sources.twilio.senders.client-a", CLIENT_A_SENDER,
+                    "loadflow.sources.twilio.senders.client-b", CLIENT_B_SENDER + "," + CLIENT_B_SERVICE,
+                    "loadflow.sources.twilio.strangers.per-number-per-day", "3");
         }
     }
 
@@ -63,6 +72,11 @@ class TwilioSmsSourceTest {
 
     /** The form of an incoming SMS, as Twilio posts it (the fields loadflow reads, and some it does not). */
     private static Map<String, String> incoming(String sid, String from, String body) {
+        return incoming(sid, from, SHARED_NUMBER, body);
+    }
+
+    /** The form of an SMS {@code from} wrote to {@code to}. */
+    private static Map<String, String> incoming(String sid, String from, String to, String body) {
         Map<String, String> form = new LinkedHashMap<>();
         form.put("ToCountry", "US");
         form.put("SmsMessageSid", sid);
@@ -70,7 +84,7 @@ class TwilioSmsSourceTest {
         form.put("SmsSid", sid);
         form.put("SmsStatus", "received");
         form.put("Body", body);
-        form.put("To", "+15557770000");
+        form.put("To", to);
         form.put("NumSegments", "1");
         form.put("MessageSid", sid);
         form.put("AccountSid", "AC" + "0123456789abcdef".repeat(2));
@@ -93,11 +107,32 @@ class TwilioSmsSourceTest {
     }
 
     private static void assign(String load, String phone) {
+        assign(load, phone, "client-a", "assign_1", 2);
+    }
+
+    private static void assign(String load, String phone, String client, String eventId, int version) {
         asSource().contentType("application/json").body("""
-                {"eventId": "assign_1", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:55:00Z",
-                 "payload": {"clientId": "client-a", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(phone))
+                {"eventId": "%s", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:55:00Z",
+                 "payload": {"clientId": "%s", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(eventId, client, phone))
                 .post("/loads/{loadId}/events", load).then().statusCode(202);
-        awaitVersion(load, 2);
+        awaitVersion(load, version);
+    }
+
+    /** The load the SMS {@code sid} was logged on, once it is. */
+    private static String loggedOn(String sid) {
+        dev.loadflow.testing.Waits.await().atMost(java.time.Duration.ofSeconds(20)).until(() ->
+                !db().rows("SELECT load_id FROM event_log WHERE entry_id = ?", sid).isEmpty());
+        return (String) db().rows("SELECT load_id FROM event_log WHERE entry_id = ?", sid).getFirst().get("load_id");
+    }
+
+    private static java.util.List<Object> heroTasks(String load) {
+        return db().rows("SELECT outbox_id FROM outbox WHERE load_id = ? AND action_type = 'create_hero_task'", load).stream()
+                .map(row -> row.get("outbox_id")).toList();
+    }
+
+    private static void sms(String sid, String from, String to, String text) {
+        Map<String, String> form = incoming(sid, from, to, text);
+        assertThat(webhook(form, signed(URL, form, TOKEN)).statusCode()).isEqualTo(200);
     }
 
     @Test
@@ -146,19 +181,110 @@ class TwilioSmsSourceTest {
         assertThat(db().rows("SELECT count(*) AS n FROM event_log WHERE entry_id = ?", sid).getFirst().get("n")).isEqualTo(0L);
     }
 
+    /**
+     * A number no load has: its day's SMS are kept on one load named by a digest (never the
+     * number), with one Hero task marked unverified; past its day's limit an SMS is answered and
+     * not kept.
+     */
     @Test
-    void anSmsFromANumberNoLoadHasIsKeptAndTheHeroDeskAsked() {
+    void aStrangersSmsAreKeptUnderAnOpaqueIdWithOneHeroTaskADay() {
         String phone = randomPhone();
+        String first = messageSid();
+        sms(first, phone, SHARED_NUMBER, "who is this? I got a call about a pickup");
+        String load = loggedOn(first);
+        for (int i = 0; i < 2; i++) {
+            sms(messageSid(), phone, SHARED_NUMBER, "hello? " + "x".repeat(1_500));
+        }
+        String pastLimit = messageSid();
+        sms(pastLimit, phone, SHARED_NUMBER, "answer me");
+
+        assertThat(load).startsWith("stranger-").doesNotContain(phone.substring(2)).matches("stranger-[0-9a-f]{20}-\\d{8}");
+        JsonPath view = awaitVersion(load, 6);
+        assertThat(view.getList("log.type")).containsExactly("InboundSms", "DecisionRecorded", "InboundSms", "DecisionRecorded",
+                "InboundSms", "DecisionRecorded");
+        assertThat(heroTasks(load)).as("one task for the number's day").hasSize(1);
+        assertThat(db().rows("SELECT payload->>'title' AS title, payload->>'body' AS body FROM outbox WHERE load_id = ?", load))
+                .singleElement().satisfies(task -> {
+                    assertThat((String) task.get("title")).contains("Unverified");
+                    assertThat(((String) task.get("body")).length()).isLessThan(700);
+                });
+        assertThat(db().rows("SELECT 1 FROM event_log WHERE entry_id = ?", pastLimit)).as("past the day's limit").isEmpty();
+    }
+
+    /**
+     * A driver hauling for two clients: a reply goes to the load of the client whose sender it was
+     * written to (by number or Messaging Service), not to the newest; written to a number no client
+     * names, with neither load asking, it is not guessed: the Hero desk gets it.
+     */
+    @Test
+    void aReplyGoesToTheLoadOfTheClientItWasWrittenToAndAnAmbiguousOneToTheHeroDesk() {
+        String phone = randomPhone();
+        String clientA = newLoadId();
+        String clientB = newLoadId();
+        assign(clientA, phone, "client-a", "assign_a", 2);
+        assign(clientB, phone, "client-b", "assign_b", 2);
+
+        String toA = messageSid();
+        String toService = messageSid();
+        String toShared = messageSid();
+        sms(toA, phone, CLIENT_A_SENDER, "for the client-a load: 20 min out");
+        Map<String, String> viaService = incoming(toService, phone, "+15557779999", "client-b load: unloading");
+        viaService.put("MessagingServiceSid", CLIENT_B_SERVICE);
+        assertThat(webhook(viaService, signed(URL, viaService, TOKEN)).statusCode()).isEqualTo(200);
+        sms(toShared, phone, SHARED_NUMBER, "running late");
+
+        assertThat(loggedOn(toA)).isEqualTo(clientA);
+        assertThat(loggedOn(toService)).isEqualTo(clientB);
+        String unrouted = loggedOn(toShared);
+        assertThat(unrouted).startsWith("unrouted-").doesNotContain(phone.substring(2));
+        assertThat(awaitVersion(unrouted, 2).getString("log[0].body.payload.text")).isEqualTo("running late");
+        assertThat(heroTasks(unrouted)).hasSize(1);
+    }
+
+    /** Of a driver's loads of one client, the one with an open ask takes the reply, however old. */
+    @Test
+    void aReplyGoesToTheLoadThatAsked() {
+        String phone = randomPhone();
+        String asking = newLoadId();
+        String newer = newLoadId();
+        assign(asking, phone, "client-a", "assign_1", 2);
+        asSource().contentType("application/json").body("""
+                {"eventId": "ping_0700", "type": "LocationPing", "occurredAt": "2026-11-30T07:00:00Z",
+                 "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""").post("/loads/{loadId}/events", asking)
+                .then().statusCode(202);
+        awaitVersion(asking, 4);
+        assign(newer, phone, "client-a", "assign_1", 2);
+
         String sid = messageSid();
-        Map<String, String> form = incoming(sid, phone, "who is this? I got a call about a pickup");
+        sms(sid, phone, SHARED_NUMBER, "ETA 10:15");
 
-        assertThat(webhook(form, signed(URL, form, TOKEN)).statusCode()).isEqualTo(200);
+        assertThat(loggedOn(sid)).isEqualTo(asking);
+    }
 
-        String load = "sms-from-" + phone.substring(1);
-        JsonPath view = awaitVersion(load, 2);
-        assertThat(view.getString("log[0].entryId")).isEqualTo(sid);
-        assertThat(db().rows("SELECT action_type FROM outbox WHERE load_id = ?", load))
-                .extracting(row -> row.get("action_type")).contains("create_hero_task");
+    /**
+     * A message stays on the load it was first routed to: Twilio's retry, or a captured webhook
+     * replayed after the driver moved to another load, is never ingested on the new load.
+     */
+    @Test
+    void aMessageIsIngestedOnTheLoadItWasFirstRoutedToOnly() {
+        String phone = randomPhone();
+        String before = newLoadId();
+        String after = newLoadId();
+        assign(before, phone, "client-a", "assign_1", 2);
+        String sid = messageSid();
+        Map<String, String> form = incoming(sid, phone, CLIENT_A_SENDER, "at the dock");
+        String signature = signed(URL, form, TOKEN);
+        assertThat(webhook(form, signature).statusCode()).isEqualTo(200);
+        assertThat(loggedOn(sid)).isEqualTo(before);
+
+        assign(before, randomPhone(), "client-a", "assign_2", 4);
+        assign(after, phone, "client-a", "assign_1", 2);
+        assertThat(webhook(form, signature).statusCode()).as("the same webhook, replayed").isEqualTo(200);
+
+        assertThat(db().rows("SELECT load_id FROM load_queue WHERE message_id = ?", sid)).isEmpty();
+        assertThat(db().rows("SELECT load_id FROM event_log WHERE entry_id = ?", sid)).extracting(row -> row.get("load_id"))
+                .containsExactly(before);
+        assertThat(awaitVersion(after, 2).getList("log.entryId")).doesNotContain(sid);
     }
 
     /** A status callback as Twilio posts it for a message the dispatcher sent. */

@@ -7,7 +7,7 @@ import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.store.DatabaseUnreachable;
 import dev.loadflow.service.trace.Traces;
-import dev.loadflow.store.driver.PgDriverLoads;
+import dev.loadflow.store.inbound.PgInboundMessages;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.worker.ingest.Ingests;
@@ -38,12 +38,13 @@ import java.util.regex.Pattern;
  * webhook, a form-encoded {@code POST} with {@code MessageSid}, {@code From}, {@code To} and
  * {@code Body}, signed in {@code X-Twilio-Signature}. The signature is the caller's
  * authentication: a request without Twilio's signature of the configured URL is refused
- * ({@code 403}) and nothing is written. The SMS goes to the load its sender drives now (the most
- * recent assignment to that number) as an {@code InboundSms} whose event id is the
- * {@code MessageSid}, so Twilio's retries of one message are one event. A number no load is
- * assigned to is never dropped: its SMS goes to a load of its own ({@code sms-from-<digits>}),
- * where the SOP asks the Hero desk to look. The answer is an empty TwiML document: loadflow
- * replies to drivers through its own decisions, not through the webhook's answer.
+ * ({@code 403}) and nothing is written. The SMS goes to the load {@link InboundRoutes} finds as an
+ * {@code InboundSms} whose event id is the {@code MessageSid}; the message's route is recorded
+ * first ({@code inbound_message}), so Twilio's retries, and a captured webhook replayed after the
+ * driver moved loads, land on that load only. A number no load is assigned to is kept on a load
+ * of its own day, within {@link StrangerGate}'s limits, where the SOP asks the Hero desk once.
+ * The answer is an empty TwiML document: loadflow replies to drivers through its own decisions,
+ * not through the webhook's answer.
  */
 @Path("/sources/twilio/sms")
 public class TwilioSmsResource {
@@ -57,13 +58,18 @@ public class TwilioSmsResource {
     static final String SOURCE = "twilio";
 
     private final TwilioSourceConfig config;
-    private final PgDriverLoads drivers;
+    private final InboundRoutes routes;
+    private final PgInboundMessages inbound;
+    private final StrangerGate strangers;
     private final Ingests ingests;
     private final Clock clock;
 
-    TwilioSmsResource(TwilioSourceConfig config, PgDriverLoads drivers, Ingests ingests, Clock clock) {
+    TwilioSmsResource(TwilioSourceConfig config, InboundRoutes routes, PgInboundMessages inbound, StrangerGate strangers,
+                      Ingests ingests, Clock clock) {
         this.config = config;
-        this.drivers = drivers;
+        this.routes = routes;
+        this.inbound = inbound;
+        this.strangers = strangers;
         this.ingests = ingests;
         this.clock = clock;
     }
@@ -97,7 +103,7 @@ public class TwilioSmsResource {
             return Problem.of(Response.Status.BAD_REQUEST, "Invalid Twilio webhook", "From is required", "From").response();
         }
         try {
-            return ingest(sid, from, params.getOrDefault("Body", ""));
+            return ingest(sid, from, params.get("To"), params.get("MessagingServiceSid"), params.getOrDefault("Body", ""));
         } catch (RuntimeException e) {
             if (DatabaseUnreachable.is(e)) {
                 return DatabaseUnreachable.answer("the SMS"); // Twilio retries it
@@ -106,9 +112,22 @@ public class TwilioSmsResource {
         }
     }
 
-    private Response ingest(String sid, String from, String text) {
-        String loadId = drivers.currentLoadOf(from).orElseGet(() -> unknownSender(from));
+    private Response ingest(String sid, String from, String to, String messagingService, String text) {
         Instant now = clock.instant();
+        String loadId = inbound.loadOf(SOURCE, sid).orElse(null);
+        if (loadId == null) {
+            InboundRoutes.Route route = routes.of(from, to, messagingService);
+            if (route.kind() == InboundRoutes.Kind.STRANGER) {
+                StrangerGate.Verdict verdict = strangers.admit(route.loadId());
+                if (verdict != StrangerGate.Verdict.KEPT) {
+                    // answered, so Twilio does not send it again; counted, not kept
+                    LOG.warnf("Twilio SMS %s from a number no load has (load %s) not kept: %s", sid, route.loadId(), verdict);
+                    return Response.ok(EMPTY_TWIML, "text/xml").build();
+                }
+            }
+            loadId = inbound.route(SOURCE, sid, route.loadId(), now);
+            LOG.debugf("Twilio SMS %s routed to load %s: %s", sid, loadId, route.why());
+        }
         ObjectNode json = JsonReader.MAPPER.createObjectNode().put("eventId", sid).put("type", "InboundSms")
                 .put("occurredAt", now.toString());
         json.putObject("payload").put("from", from).put("text", text);
@@ -117,11 +136,5 @@ public class TwilioSmsResource {
         LoadQueue.Intake intake = ingests.submit(QueueMessage.of(event));
         LOG.debugf("Twilio SMS %s for load %s: %s", sid, loadId, intake);
         return Response.ok(EMPTY_TWIML, "text/xml").build();
-    }
-
-    /** The load of a number no load is assigned to: its own, so its SMS is kept and a person asked. */
-    static String unknownSender(String from) {
-        String digits = from.replaceAll("[^0-9]", "");
-        return "sms-from-" + (digits.isEmpty() ? "unknown" : digits.substring(0, Math.min(digits.length(), 50)));
     }
 }

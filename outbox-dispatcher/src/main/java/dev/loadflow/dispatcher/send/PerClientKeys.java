@@ -1,7 +1,6 @@
 package dev.loadflow.dispatcher.send;
 
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,7 +23,7 @@ public final class PerClientKeys {
 
     /** {@code id} folded: lower case, with {@code -} and {@code .} as {@code _}. */
     public static String fold(String id) {
-        return id.toLowerCase(Locale.ROOT).replace('-', '_').replace('.', '_');
+        return dev.loadflow.service.config.ClientIds.fold(id);
     }
 
     /**

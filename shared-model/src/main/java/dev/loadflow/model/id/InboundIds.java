@@ -13,7 +13,25 @@ public final class InboundIds {
     private static final Pattern LOAD_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern EVENT_ID = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
 
+    /**
+     * The prefix of a load that keeps one day's SMS from one number no load is assigned to (an
+     * unverified sender), named by an opaque digest of the number, never the number.
+     */
+    public static final String STRANGER = "stranger-";
+    /** The prefix of a load that keeps one day's SMS from a driver whose loads could not be told apart. */
+    public static final String UNROUTED = "unrouted-";
+
     private InboundIds() {
+    }
+
+    /** Whether {@code loadId} keeps the SMS of a number no load is assigned to ({@link #STRANGER}). */
+    public static boolean isStrangerLoad(String loadId) {
+        return loadId != null && loadId.startsWith(STRANGER);
+    }
+
+    /** Whether {@code loadId} keeps the SMS of a driver no single load could be told for ({@link #UNROUTED}). */
+    public static boolean isUnroutedLoad(String loadId) {
+        return loadId != null && loadId.startsWith(UNROUTED);
     }
 
     public static boolean isValidLoadId(String loadId) {

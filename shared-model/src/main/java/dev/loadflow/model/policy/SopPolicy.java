@@ -9,6 +9,7 @@ import dev.loadflow.model.event.Risk;
 import dev.loadflow.model.id.ActionKey;
 import dev.loadflow.model.id.AskId;
 import dev.loadflow.model.id.EventIds;
+import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.model.projection.OpenAsk;
@@ -29,6 +30,9 @@ import java.util.function.Function;
  *   <li>a driver's SMS answers every open ask: {@code cancel_timer} and {@code post_hero_slack};</li>
  *   <li>an SMS from a number that is not the load's driver's answers no ask: a Hero task says
  *       who wrote what ({@link #fromStranger});</li>
+ *   <li>an SMS kept on a load of its own (a number no load has, {@link InboundIds#STRANGER}; a
+ *       driver whose loads could not be told apart, {@link InboundIds#UNROUTED}): the first of
+ *       the day asks the Hero desk, the rest join it;</li>
  *   <li>a failed SMS (an external action) → an urgent {@code create_hero_task}, unless the
  *       same row was also delivered (ADR 0003, "late FAILED next to DELIVERED"); an ambiguous one
  *       (it may not have reached the driver) → an urgent task to call; a row that fails again after
@@ -55,7 +59,9 @@ public final class SopPolicy implements DecisionPolicy {
             case EventPayload.LoadAssigned assigned -> onAssigned(event, assigned, state);
             case EventPayload.LocationPing ping -> onPing(event, ping, state, now);
             case EventPayload.TimerFired fired -> onTimer(fired, state, now);
-            case EventPayload.InboundSms sms -> fromStranger(sms, state) ? onStrangerSms(event, sms, state) : onDriverSms(sms, state);
+            case EventPayload.InboundSms sms -> InboundIds.isStrangerLoad(state.loadId()) || InboundIds.isUnroutedLoad(state.loadId())
+                    ? onDeskSms(event, sms, state)
+                    : fromStranger(sms, state) ? onStrangerSms(event, sms, state) : onDriverSms(sms, state);
             case EventPayload.ActionOutcome outcome -> onFailedOutcome(outcome, state);
             case EventPayload.Extension extension -> Decision.noop("the SOP has no rule for " + extension.type().wire());
         };
@@ -124,6 +130,33 @@ public final class SopPolicy implements DecisionPolicy {
      */
     public static boolean fromStranger(EventPayload.InboundSms sms, LoadState state) {
         return state.driverPhone() == null || !state.driverPhone().equals(sms.from());
+    }
+
+    /** The most of a sender's text a Hero task carries (the whole SMS is on the load's story). */
+    static final int TASK_TEXT = 280;
+
+    /**
+     * An SMS no load could be given: kept on a load of its sender's day, whose first SMS asks the
+     * Hero desk once; the day's later SMS join it there (one task per number per day, whatever a
+     * sender sends).
+     */
+    private Decision onDeskSms(InboundEvent event, EventPayload.InboundSms sms, LoadState state) {
+        if (state.version() > 0) {
+            return Decision.noop("kept with the day's earlier SMS of this sender: their Hero task covers it");
+        }
+        ActionKey key = ActionKey.heroTaskAfterDuplicate(state.loadId(), event.eventId());
+        String text = sms.text().length() > TASK_TEXT ? sms.text().substring(0, TASK_TEXT) + "…" : sms.text();
+        boolean stranger = InboundIds.isStrangerLoad(state.loadId());
+        String title = stranger ? "Unverified sender: an SMS from a number no load has"
+                : "A driver's SMS that fits several loads";
+        String body = stranger
+                ? sms.from() + " wrote: \"" + text + "\". No load is assigned to that number, and a sender's number "
+                        + "proves nothing (unverified). The day's later SMS from it are on load " + state.loadId() + "."
+                : sms.from() + " wrote: \"" + text + "\". That driver has several current loads and neither the number "
+                        + "they wrote to nor an open ask tells which one this answers: find their loads by driver and tell "
+                        + "the right one. The day's later SMS from them are on load " + state.loadId() + ".";
+        return new Decision(List.of(new Action.CreateHeroTask(key.subject(), 1, title, Urgency.NORMAL, body)), true,
+                stranger ? "SMS from a number no load has: Hero task" : "SMS that fits several loads: Hero task", List.of());
     }
 
     private Decision onStrangerSms(InboundEvent event, EventPayload.InboundSms sms, LoadState state) {

@@ -3,15 +3,16 @@ package dev.loadflow.store.driver;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * Which load a driver's number belongs to, from the log: the load whose most recent
- * {@code LoadAssigned} named that number, among those still assigned to it (a load reassigned
- * to another driver since is not). Most recent assignment wins when a driver has several loads.
+ * Which loads a driver's number belongs to, from the log: the loads whose most recent
+ * {@code LoadAssigned} named that number (a load reassigned to another driver since is not), the
+ * most recently assigned first; the caller chooses among them when a driver has several.
  * An assignment the load refused (posted by a source other than the one that first assigned the
  * load: {@code LoadState#refusesAssignmentBy}) neither routes a number nor replaces one.
  */
@@ -23,8 +24,8 @@ public final class PgDriverLoads {
      * assignment its load took replaced. The checks per candidate walk that load's entries on the
      * primary key.
      */
-    static final String CURRENT_LOAD = """
-            SELECT a.load_id FROM event_log a
+    static final String CURRENT_LOADS = """
+            SELECT a.load_id, a.body -> 'payload' ->> 'clientId' AS client_id FROM event_log a
             WHERE a.type = 'LoadAssigned' AND (a.body -> 'payload' ->> 'driverPhone') = $1
               AND (a.body ->> 'source') IS NOT DISTINCT FROM
                   (SELECT f.body ->> 'source' FROM event_log f
@@ -33,7 +34,14 @@ public final class PgDriverLoads {
                    WHERE b.load_id = a.load_id AND b.seq > a.seq AND b.type = 'LoadAssigned'
                      AND (b.body ->> 'source') IS NOT DISTINCT FROM (a.body ->> 'source') LIMIT 1) IS NULL
             ORDER BY a.recorded_at DESC
-            LIMIT 1""";
+            LIMIT $2""";
+
+    /** The most loads one number is looked up on: a driver has a handful at once. */
+    static final int MOST = 20;
+
+    /** A load a number is assigned to now, and its client. */
+    public record Assignment(String loadId, String clientId) {
+    }
 
     private final Pool pool;
 
@@ -41,9 +49,17 @@ public final class PgDriverLoads {
         this.pool = pool;
     }
 
-    /** The load {@code phone} (E.164) drives now; empty when no load is assigned to it. */
+    /** The loads {@code phone} (E.164) drives now, the most recently assigned first; empty when none is. */
+    public List<Assignment> currentLoadsOf(String phone) {
+        List<Assignment> loads = new ArrayList<>();
+        for (Row row : Pg.await(pool.preparedQuery(CURRENT_LOADS).execute(Tuple.of(phone, MOST)))) {
+            loads.add(new Assignment(row.getString("load_id"), row.getString("client_id")));
+        }
+        return loads;
+    }
+
+    /** The load {@code phone} (E.164) was assigned to most recently, of those it drives now; empty when none. */
     public Optional<String> currentLoadOf(String phone) {
-        RowSet<Row> rows = Pg.await(pool.preparedQuery(CURRENT_LOAD).execute(Tuple.of(phone)));
-        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString("load_id"));
+        return currentLoadsOf(phone).stream().findFirst().map(Assignment::loadId);
     }
 }

@@ -130,6 +130,11 @@ public final class PgRetention {
             DELETE FROM provider_message WHERE (provider, message_id) IN (
                 SELECT provider, message_id FROM provider_message WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2)""";
 
+    /** Inbound messages' routes recorded before $1 (on the coordinator on Citus too), pruned with the provider messages. */
+    static final String PRUNE_INBOUND_MESSAGES = """
+            DELETE FROM inbound_message WHERE (provider, message_id) IN (
+                SELECT provider, message_id FROM inbound_message WHERE received_at < $1 ORDER BY received_at LIMIT $2)""";
+
     /**
      * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). A
      * statement there may not lock rows of many shards ({@code FOR UPDATE}), join the
@@ -404,9 +409,12 @@ public final class PgRetention {
         }
     }
 
-    /** Deletes up to {@code batchSize} provider messages recorded before {@code before}; returns how many. */
+    /**
+     * Deletes up to {@code batchSize} provider messages and up to as many inbound messages' routes
+     * recorded before {@code before}; returns how many went.
+     */
     public int pruneProviderMessages(Instant before, int batchSize) {
-        return delete(PRUNE_PROVIDER_MESSAGES, before, batchSize);
+        return delete(PRUNE_PROVIDER_MESSAGES, before, batchSize) + delete(PRUNE_INBOUND_MESSAGES, before, batchSize);
     }
 
     private int delete(String sql, Instant before, int batchSize) {

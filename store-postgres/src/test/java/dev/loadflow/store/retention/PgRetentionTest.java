@@ -217,16 +217,21 @@ class PgRetentionTest {
     }
 
     @Test
-    void providerMessagesGoOnceTheirPeriodPassed() {
+    void providerMessagesAndInboundRoutesGoOnceTheirPeriodPassed() {
         PG.database().execute("""
                 INSERT INTO provider_message (provider, message_id, outbox_id, load_id, status, recorded_at, updated_at) VALUES
                     ('twilio', 'SM-old', 'L-1/a/1/send_sms', 'L-1', 'delivered', '2026-06-01T00:00:00Z', '2026-06-01T00:00:00Z'),
-                    ('twilio', 'SM-new', 'L-1/a/2/send_sms', 'L-1', 'sent', '2026-07-30T00:00:00Z', '2026-07-30T00:00:00Z')""");
+                    ('twilio', 'SM-new', 'L-1/a/2/send_sms', 'L-1', 'sent', '2026-07-30T00:00:00Z', '2026-07-30T00:00:00Z');
+                INSERT INTO inbound_message (provider, message_id, load_id, received_at) VALUES
+                    ('twilio', 'SM-in-old', 'L-1', '2026-06-01T00:00:00Z'),
+                    ('twilio', 'SM-in-new', 'L-2', '2026-07-30T00:00:00Z')""");
 
-        assertThat(retention.pruneProviderMessages(Instant.parse("2026-07-15T00:00:00Z"), 10)).isEqualTo(1);
+        assertThat(retention.pruneProviderMessages(Instant.parse("2026-07-15T00:00:00Z"), 10)).isEqualTo(2);
 
         assertThat(PG.database().rows("SELECT message_id FROM provider_message")).extracting(r -> r.get("message_id"))
                 .containsExactly("SM-new");
+        assertThat(PG.database().rows("SELECT message_id FROM inbound_message")).extracting(r -> r.get("message_id"))
+                .containsExactly("SM-in-new");
     }
 
     @Test
