@@ -337,14 +337,15 @@ class ManifestsTest {
         String ingest = overlay.equals("site") ? "acme-loadflow-ingest-tokens" : "loadflow-ingest-tokens";
         String owner = overlay.equals("site") ? "acme-loadflow-owner" : "loadflow-migrate-secrets";
         String providers = overlay.equals("site") ? "acme-loadflow-providers" : "loadflow-dispatcher-secrets";
+        String retention = overlay.equals("site") ? "acme-loadflow-retention" : "loadflow-retention-secrets";
         Map<String, List<String>> secrets = new TreeMap<>();
         ofType(objects, Deployment.class).forEach(d -> secrets.put(d.getMetadata().getName(), secretsOf(d.getSpec().getTemplate().getSpec())));
         ofType(objects, Job.class).forEach(j -> secrets.put("job", secretsOf(j.getSpec().getTemplate().getSpec())));
 
-        assertThat(secrets.get("load-worker")).contains(services, ingest).doesNotContain(providers);
-        assertThat(secrets.get("outbox-dispatcher")).contains(services, providers).doesNotContain(ingest);
-        assertThat(secrets.get("timer-pump")).contains(services).doesNotContain(ingest, providers);
-        assertThat(secrets.get("ops-console")).doesNotContain(services, ingest, providers);
+        assertThat(secrets.get("load-worker")).contains(services, ingest, retention).doesNotContain(providers);
+        assertThat(secrets.get("outbox-dispatcher")).contains(services, providers, retention).doesNotContain(ingest);
+        assertThat(secrets.get("timer-pump")).contains(services).doesNotContain(ingest, providers, retention);
+        assertThat(secrets.get("ops-console")).doesNotContain(services, ingest, providers, retention);
         assertThat(secrets.get("job")).as("the migrations run as the schema's owner, and nothing else runs with it")
                 .containsExactly(owner);
         assertThat(secrets).allSatisfy((pod, names) -> {
@@ -659,7 +660,7 @@ class ManifestsTest {
     void theSiteOverlaySetsEverySiteValueWithoutEditingTheBase() throws IOException {
         Set<String> baseValues = Set.of("monitoring", "observability", "integrations", "ingress-nginx", "kube-prometheus-stack",
                 "loadflow-secrets", "loadflow-migrate-secrets", "loadflow-console-secrets", "loadflow-ingest-tokens",
-                "loadflow-dispatcher-secrets",
+                "loadflow-dispatcher-secrets", "loadflow-retention-secrets",
                 "loadflow-jwt", "loadflow-keda", "loadflow-llm", "ops-console-tls", "load-worker-ingest-tls");
         List<String> leftOver = new ArrayList<>();
         for (ObjectNode object : Kustomize.render(K8S.resolve("overlays").resolve("site"))) {

@@ -27,6 +27,10 @@ public interface ConsoleConfig {
     @WithDefault("__Host-loadflow_session")
     String sessionCookie();
 
+    /** quarkus-rest-csrf's cookie ({@code quarkus.rest-csrf.cookie-name} follows it): {@code __Host-} as the session's. */
+    @WithDefault("__Host-loadflow_csrf")
+    String csrfCookie();
+
     /**
      * The key sessions' form tokens and break-glass sessions are signed with (at least 32
      * characters; every replica the same). Unset: a key made at start, so one replica's forms

@@ -61,6 +61,8 @@ public final class LocalRun {
     private static final String CONSOLE_ROLE = "loadflow_console";
     /** The login role the three services connect as: a member of loadflow_app, as in production. */
     private static final String SERVICES_ROLE = "loadflow_services";
+    /** The login retention runs under, a member of loadflow_retention (the services' own may not remove from the log). */
+    private static final String RETENTION_ROLE = "loadflow_retention_login";
     private static final String SOURCE = "local-demo";
     private static final String ISSUER = "loadflow";
     private static final String AUDIENCE = "loadflow";
@@ -133,6 +135,7 @@ public final class LocalRun {
     private final HttpClient http = HttpClient.newHttpClient();
     private final String consolePassword = randomToken();
     private final String servicesPassword = randomToken();
+    private final String retentionPassword = randomToken();
     private String jdbcUrl;
     /** The JDBC URL the services use: {@link #jdbcUrl}, or its route ({@link #databaseVia}). */
     private String servicesJdbcUrl;
@@ -396,9 +399,17 @@ public final class LocalRun {
         sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SERVICES_ROLE + "') THEN CREATE ROLE "
                 + SERVICES_ROLE + " LOGIN IN ROLE loadflow_app; END IF; END $$");
         sql("ALTER ROLE " + SERVICES_ROLE + " PASSWORD '" + servicesPassword + "'");
+        // loadflow_retention is made by V36; an earlier release's schema (a rolling upgrade's start) has none yet
+        sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_retention') THEN "
+                + "CREATE ROLE loadflow_retention NOLOGIN; END IF; END $$");
+        sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + RETENTION_ROLE + "') THEN CREATE ROLE "
+                + RETENTION_ROLE + " LOGIN IN ROLE loadflow_retention; END IF; END $$");
+        sql("ALTER ROLE " + RETENTION_ROLE + " PASSWORD '" + retentionPassword + "'");
         List<String> engine = List.of(
                 "-Dquarkus.datasource.username=" + SERVICES_ROLE,
                 "-Dquarkus.datasource.password=" + servicesPassword,
+                "-Dloadflow.retention.username=" + RETENTION_ROLE,
+                "-Dloadflow.retention.password=" + retentionPassword,
                 "-Dloadflow.db.migrate-at-start=false",
                 "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
                 // the guide's examples and the tests post the events of one fixed day, whenever they run

@@ -29,13 +29,15 @@ public class SessionKey {
 
     @Inject
     SessionKey(ConsoleConfig config) {
-        this(config.sessionKey().orElse(null), config.sessionCookie(), config.cookieSecure());
+        this(config.sessionKey().orElse(null), config.cookieSecure(), config.sessionCookie(), config.csrfCookie());
     }
 
-    SessionKey(String configured, String sessionCookie, boolean cookieSecure) {
-        if (sessionCookie.startsWith("__Host-") && !cookieSecure) {
-            throw new IllegalStateException("loadflow.console.session-cookie " + sessionCookie + " needs "
-                    + "loadflow.console.cookie-secure=true: a browser keeps a __Host- cookie only when it is Secure");
+    SessionKey(String configured, boolean cookieSecure, String... cookies) {
+        for (String cookie : cookies) {
+            if (cookie.startsWith("__Host-") && !cookieSecure) {
+                throw new IllegalStateException("the cookie " + cookie + " needs loadflow.console.cookie-secure=true: a "
+                        + "browser keeps a __Host- cookie only when it is Secure (a plain-HTTP run names its cookies without it)");
+            }
         }
         byte[] bytes;
         if (configured == null || configured.isBlank()) {

@@ -66,6 +66,17 @@ public interface RetentionConfig {
      */
     Optional<String> exportDir();
 
+    /**
+     * The login retention runs under, a member of {@code loadflow_retention} (env
+     * {@code LOADFLOW_RETENTION_USERNAME}, in the Secret with {@code .password}): the services'
+     * own role may append to the log and never remove from it. Unset, retention runs under the
+     * services' login, which the schema lets do no more than append to the log.
+     */
+    Optional<String> username();
+
+    /** The password of {@link #username}. */
+    Optional<String> password();
+
     /** Rows looked at (log) or deleted per statement: each batch is one short transaction. */
     @WithDefault("500")
     int batchSize();

@@ -74,6 +74,10 @@ public class RetentionJob {
         this.config = config;
         this.clock = clock;
         this.parts = config.parts().filter(p -> !p.isEmpty()).map(EnumSet::copyOf).orElseGet(() -> EnumSet.noneOf(Part.class));
+        if (config.username().isEmpty() && this.parts.stream().anyMatch(p -> p != Part.DISPATCHED && p != Part.TIMERS)) {
+            LOG.warnf("retention runs %s under the services' login, which may not remove from the log nor what operators "
+                    + "handled: set loadflow.retention.username and .password (a member of loadflow_retention)", this.parts);
+        }
         for (Part part : this.parts) {
             for (String table : part.tables) {
                 removed.put(table, Counter.builder("loadflow.retention.rows.removed").tag("table", table)

@@ -41,6 +41,9 @@ public class PoolWithoutAcquireTimer implements PgPoolCreator {
 
     private final Duration linkTimeout;
     private final boolean citus;
+    /** The servers' options as the pool was made with them, for a pool of another login ({@link #asLogin}). */
+    private volatile java.util.List<PgConnectOptions> made = java.util.List.of();
+    private volatile io.vertx.core.Vertx vertx;
 
     PoolWithoutAcquireTimer(@ConfigProperty(name = "loadflow.db.link-timeout", defaultValue = "PT5S") Duration linkTimeout,
                             @ConfigProperty(name = "loadflow.db.citus", defaultValue = "false") boolean citus) {
@@ -54,14 +57,41 @@ public class PoolWithoutAcquireTimer implements PgPoolCreator {
     @Override
     public Pool create(Input input) {
         ArrayList<SqlConnectOptions> servers = new ArrayList<>();
+        ArrayList<PgConnectOptions> copies = new ArrayList<>();
         for (PgConnectOptions options : input.pgConnectOptionsList()) {
             servers.add(configure(options));
+            copies.add(new PgConnectOptions(options));
         }
+        this.made = copies;
+        this.vertx = input.vertx();
         return new SilentLinkPool(() -> PgBuilder.pool()
                 .with(input.poolOptions().setConnectionTimeout(0))
                 .connectingTo(servers)
                 .using(input.vertx())
                 .build(), input.vertx(), linkTimeout);
+    }
+
+    /**
+     * A small pool to the same servers with the same settings (TLS, timeouts, session settings),
+     * as another login: retention's ({@code loadflow.retention.username}). Only once the service's
+     * own pool is made.
+     */
+    public Pool asLogin(String user, String password, int size, String purpose) {
+        if (made.isEmpty()) {
+            throw new IllegalStateException("the service's pool is not made yet");
+        }
+        ArrayList<SqlConnectOptions> servers = new ArrayList<>();
+        for (PgConnectOptions options : made) {
+            PgConnectOptions copy = new PgConnectOptions(options).setUser(user).setPassword(password);
+            String name = copy.getProperties().getOrDefault("application_name", "loadflow");
+            copy.addProperty("application_name", name + " " + purpose);
+            servers.add(copy);
+        }
+        return new SilentLinkPool(() -> PgBuilder.pool()
+                .with(new io.vertx.sqlclient.PoolOptions().setMaxSize(size).setConnectionTimeout(0))
+                .connectingTo(servers)
+                .using(vertx)
+                .build(), vertx, linkTimeout);
     }
 
     /** A server's options as this service connects with them: the link's timeout, and Citus's settings on Citus. */

@@ -53,13 +53,24 @@ public class StoreProducers {
         return stores.eventStore();
     }
 
-    /** What retention runs; each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}). */
+    /**
+     * What retention runs, under its own login when one is set ({@code loadflow.retention.username});
+     * each service runs only its own part ({@link dev.loadflow.service.retention.RetentionJob}).
+     */
     @Produces
     @Singleton
-    PgRetention retention(PgStores stores, RetentionConfig config, Clock clock) {
-        return stores.retention(config.exportDir()
+    PgRetention retention(PgStores stores, Pool pool, PoolWithoutAcquireTimer pools, RetentionConfig config, Clock clock,
+                          @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
+        PgRetention.Export export = config.exportDir()
                 .<PgRetention.Export>map(dir -> new NdjsonExport(Path.of(dir), instance(), clock))
-                .orElse(PgRetention.Export.NONE));
+                .orElse(PgRetention.Export.NONE);
+        if (config.username().isEmpty()) {
+            return stores.retention(export);
+        }
+        // its own login, a member of loadflow_retention: the services' own may not remove from the log
+        pool.size(); // the service's own pool is made first: the other login's is made from its settings
+        return new PgRetention(pools.asLogin(config.username().get(), config.password().orElse(""), 2, "retention"), export,
+                citus);
     }
 
     /** This process among others on a shared volume: the pod's name on Kubernetes, else the process id. */

@@ -55,6 +55,16 @@ class RetentionHorizonsTest {
             }
 
             @Override
+            public Optional<String> username() {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<String> password() {
+                return Optional.empty();
+            }
+
+            @Override
             public Optional<String> exportDir() {
                 return Optional.empty();
             }

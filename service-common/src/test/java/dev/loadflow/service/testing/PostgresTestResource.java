@@ -36,6 +36,9 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
     /** The login role the services under test connect as: a member of {@code loadflow_app}. */
     public static final String SERVICE_ROLE = "loadflow_service_test";
     private static final String SERVICE_PASSWORD = "service-test-password";
+    /** The login retention runs under: a member of {@code loadflow_retention}. */
+    public static final String RETENTION_ROLE = "loadflow_retention_test";
+    private static final String RETENTION_PASSWORD = "retention-test-password";
 
     private static volatile TestDatabase current;
     private static volatile int managementPort;
@@ -104,7 +107,9 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
                 "quarkus.datasource.username", SERVICE_ROLE,
                 "quarkus.datasource.password", SERVICE_PASSWORD,
                 "quarkus.flyway.username", database.user(),
-                "quarkus.flyway.password", database.password()));
+                "quarkus.flyway.password", database.password(),
+                "loadflow.retention.username", RETENTION_ROLE,
+                "loadflow.retention.password", RETENTION_PASSWORD));
         return config;
     }
 
@@ -117,9 +122,12 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
                 DO $$ BEGIN
                     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_app') THEN CREATE ROLE loadflow_app NOLOGIN; END IF;
                     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%1$s') THEN CREATE ROLE %1$s LOGIN IN ROLE loadflow_app; END IF;
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'loadflow_retention') THEN CREATE ROLE loadflow_retention NOLOGIN; END IF;
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%2$s') THEN CREATE ROLE %2$s LOGIN IN ROLE loadflow_retention; END IF;
                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; -- made meanwhile by another test JVM
-                END $$""".formatted(SERVICE_ROLE));
+                END $$""".formatted(SERVICE_ROLE, RETENTION_ROLE));
         database.execute("ALTER ROLE " + SERVICE_ROLE + " PASSWORD '" + SERVICE_PASSWORD + "'");
+        database.execute("ALTER ROLE " + RETENTION_ROLE + " PASSWORD '" + RETENTION_PASSWORD + "'");
     }
 
     /**
