@@ -84,6 +84,15 @@ class RoleGrantsTest {
     }
 
     @Test
+    void kedaReadsTwoCountsAndNoTable() {
+        assertThat(grants("loadflow_scaler")).isEmpty();
+        assertThat(PG.database().rows("""
+                SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND has_table_privilege('loadflow_scaler', c.oid, 'SELECT')
+                ORDER BY 1""")).extracting(row -> row.get("name")).containsExactly("scaler_loads_ready", "scaler_rows_due");
+    }
+
+    @Test
     void theReaderReadsAndChangesNothing() {
         assertThat(grants("loadflow_reader")).allSatisfy((table, privileges) ->
                 assertThat(privileges).as(table).containsExactly("SELECT"));
