@@ -301,6 +301,31 @@ class ManifestsTest {
     }
 
     /**
+     * The site reaches its managed database over TLS only, the server's certificate and name
+     * verified against the site's authority, which every pod that connects mounts.
+     */
+    @Test
+    void theSiteReachesTheDatabaseOverVerifiedTls() throws IOException {
+        List<HasMetadata> objects = typed("site");
+        Map<String, String> config = config(objects);
+        assertThat(config).containsEntry("QUARKUS_DATASOURCE_REACTIVE_POSTGRESQL_SSL_MODE", "verify-full")
+                .containsEntry("QUARKUS_DATASOURCE_REACTIVE_HOSTNAME_VERIFICATION_ALGORITHM", "HTTPS")
+                .containsEntry("QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM", "true")
+                .containsEntry("QUARKUS_DATASOURCE_REACTIVE_TRUST_CERTIFICATE_PEM_CERTS", "/etc/loadflow/db-ca/ca.crt");
+        assertThat(config.get("QUARKUS_DATASOURCE_JDBC_URL")).contains("sslmode=verify-full")
+                .contains("sslrootcert=/etc/loadflow/db-ca/ca.crt");
+        List<PodSpec> pods = new ArrayList<>();
+        ofType(objects, Deployment.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        ofType(objects, Job.class).forEach(j -> pods.add(j.getSpec().getTemplate().getSpec()));
+        assertThat(pods).hasSize(5).allSatisfy(pod -> {
+            assertThat(pod.getVolumes()).filteredOn(v -> v.getConfigMap() != null)
+                    .extracting(v -> v.getConfigMap().getName()).contains("acme-db-ca");
+            assertThat(pod.getContainers().getFirst().getVolumeMounts())
+                    .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/loadflow/db-ca"));
+        });
+    }
+
+    /**
      * The shipped sources own only what they post: telematics pings, the TMS assignments (for the
      * clients a site names), the SMS gateway SMS; each is paced.
      */
@@ -432,8 +457,9 @@ class ManifestsTest {
             }
         }
         JsonNode dispatcher = spec(named(ofKind(objects, "ScaledObject"), "outbox-dispatcher")).path("triggers").get(0);
-        assertThat(dispatcher.path("metadata").path("query").asText()).as("rows held back by an open circuit are no work")
-                .contains("channel_circuit");
+        assertThat(dispatcher.path("metadata").path("query").asText())
+                .as("the view of due rows, which leaves out those an open circuit holds back (KedaQueriesTest)")
+                .contains("scaler_rows_due");
     }
 
     @Test

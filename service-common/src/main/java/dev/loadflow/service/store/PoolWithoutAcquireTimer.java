@@ -72,6 +72,17 @@ public class PoolWithoutAcquireTimer implements PgPoolCreator {
     }
 
     /**
+     * The first server's options as the service's pool connects with them (TLS included), for a
+     * connection made beside the pool: the LISTEN connection. Only once the service's own pool is made.
+     */
+    public PgConnectOptions server() {
+        if (made.isEmpty()) {
+            throw new IllegalStateException("the service's pool is not made yet");
+        }
+        return new PgConnectOptions(made.getFirst());
+    }
+
+    /**
      * A small pool to the same servers with the same settings (TLS, timeouts, session settings),
      * as another login: retention's ({@code loadflow.retention.username}). Only once the service's
      * own pool is made.

@@ -31,7 +31,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The PostgreSQL stores every service uses, on the Quarkus reactive pool, and one LISTEN
@@ -145,19 +144,15 @@ public class StoreProducers {
      */
     @Produces
     @Singleton
-    PgNotifications notifications(Vertx vertx,
-                                  @ConfigProperty(name = "quarkus.datasource.reactive.url") String url,
-                                  @ConfigProperty(name = "quarkus.datasource.username") Optional<String> user,
-                                  @ConfigProperty(name = "quarkus.datasource.password") Optional<String> password,
+    PgNotifications notifications(Vertx vertx, Pool pool, PoolWithoutAcquireTimer pools,
                                   @ConfigProperty(name = "loadflow.db.schema", defaultValue = "public") String schema,
                                   @ConfigProperty(name = "quarkus.application.name") String service,
                                   @ConfigProperty(name = "loadflow.db.listen",
                                           defaultValue = PgNotifications.QUEUE + "," + PgNotifications.OUTBOX + ","
                                                   + PgNotifications.TIMERS) List<String> channels) {
-        PgConnectOptions options = PgConnectOptions.fromUri(url)
+        pool.size(); // the service's pool is made first: this connection is made with its settings (its TLS too)
+        PgConnectOptions options = pools.server()
                 .setProperties(Map.of("search_path", schema, "application_name", service + " listen"));
-        user.ifPresent(options::setUser);
-        password.ifPresent(options::setPassword);
         return PgNotifications.listen(vertx, options, Duration.ofSeconds(2), channels.toArray(String[]::new));
     }
 
