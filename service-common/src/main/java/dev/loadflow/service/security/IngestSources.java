@@ -42,7 +42,10 @@ public interface IngestSources {
     /** One source. */
     interface Source {
 
-        /** The source's bearer token. */
+        /**
+         * The source's bearer token; while it is rotated, the new and the old one comma-separated
+         * (both name this source, so the loads it assigned stay its own).
+         */
         String token();
 
         /**

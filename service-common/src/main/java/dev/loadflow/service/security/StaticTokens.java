@@ -87,7 +87,10 @@ public class StaticTokens {
                 LOG.warnf("ingest source %s may post LoadAssigned but assign no client (loadflow.ingest.sources.%s.clients): "
                         + "every assignment it posts is refused", source.getKey(), source.getKey());
             }
-            add(source.getKey(), source.getValue().token(), types, clients);
+            // a token being rotated: the new and the old, comma-separated, until the source uses the new one
+            for (String token : source.getValue().token().split(",")) {
+                add(source.getKey(), token.trim(), types, clients);
+            }
         }
     }
 

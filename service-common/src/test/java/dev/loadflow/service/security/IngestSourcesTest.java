@@ -56,6 +56,28 @@ class IngestSourcesTest {
         });
     }
 
+    /**
+     * A source's clients, as the environment names them; while its token is rotated both tokens
+     * name the one source, so the loads it assigned stay its own.
+     */
+    @Test
+    void aSourceAssignsItsOwnClientsUnderEitherTokenWhileItRotates() {
+        StaticTokens tokens = tokens(Map.of(
+                "LOADFLOW_INGEST_SOURCES_TMS_TOKEN", "new-tms-token,old-tms-token",
+                "LOADFLOW_INGEST_SOURCES_TMS_EVENT_TYPES", "LoadAssigned",
+                "LOADFLOW_INGEST_SOURCES_TMS_CLIENTS", "acme-foods,acme-retail"), Map.of());
+
+        for (String token : new String[] {"new-tms-token", "old-tms-token"}) {
+            assertThat(tokens.match(token)).as(token).hasValueSatisfying(c -> {
+                assertThat(c.name()).isEqualTo("tms");
+                assertThat(c.clients().includes("acme-foods")).isTrue();
+                assertThat(c.clients().includes("acme-retail")).isTrue();
+                assertThat(c.clients().includes("other-broker")).isFalse();
+            });
+        }
+        assertThat(tokens.match("new-tms-token,old-tms-token")).isEmpty();
+    }
+
     @Test
     void aTypeNoSourceMayPostIsRefusedAtStart() {
         assertThatThrownBy(() -> tokens(Map.of(), Map.of(
