@@ -25,7 +25,7 @@ public interface ConsoleConfig {
      * without the prefix.
      */
     @WithDefault("__Host-loadflow_session")
-    String sessionCookie();
+    String signInCookie();
 
     /** quarkus-rest-csrf's cookie ({@code quarkus.rest-csrf.cookie-name} follows it): {@code __Host-} as the session's. */
     @WithDefault("__Host-loadflow_csrf")
@@ -36,11 +36,11 @@ public interface ConsoleConfig {
      * characters; every replica the same). Unset: a key made at start, so one replica's forms
      * fail at another and every restart ends the break-glass sessions (a warning at start).
      */
-    Optional<String> sessionKey();
+    Optional<String> signInKey();
 
     /** How long a console session signed in with the break-glass token lasts (the token itself never expires). */
     @WithDefault("PT1H")
-    java.time.Duration breakGlassSession();
+    java.time.Duration breakGlassSignIn();
 
     /**
      * A trace viewer's address with {@code {traceId}} in it (Jaeger, Tempo through Grafana, ...):

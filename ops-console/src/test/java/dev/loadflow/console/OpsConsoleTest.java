@@ -80,7 +80,7 @@ class OpsConsoleTest {
         /** A form post carrying this token, from the browser signed in as {@code session}, with that page's session field. */
         RequestSpecification post(Session session, String sessionField) {
             return given().accept(HTML).redirects().follow(false).cookies(session.cookies()).cookie(CSRF_COOKIE, cookie)
-                    .formParam("csrf-token", field).formParam("session-csrf", sessionField);
+                    .formParam("csrf-token", field).formParam("sign-in-csrf", sessionField);
         }
 
         /** The token of the page at {@code path} as {@code token}'s holder opens it (none for the sign-in page). */
@@ -117,7 +117,7 @@ class OpsConsoleTest {
         Map.Entry<Csrf, String> form(String path) {
             var page = given().accept(HTML).cookies(cookies).get(path).then().statusCode(200).extract();
             Matcher field = Pattern.compile("name=\"csrf-token\" value=\"([^\"]+)\"").matcher(page.body().asString());
-            Matcher session = Pattern.compile("name=\"session-csrf\" value=\"([^\"]+)\"").matcher(page.body().asString());
+            Matcher session = Pattern.compile("name=\"sign-in-csrf\" value=\"([^\"]+)\"").matcher(page.body().asString());
             assertThat(field.find()).as("a CSRF field on " + path).isTrue();
             assertThat(session.find()).as("a session field on " + path).isTrue();
             return Map.entry(new Csrf(field.group(1), page.cookie(CSRF_COOKIE)), session.group(1));

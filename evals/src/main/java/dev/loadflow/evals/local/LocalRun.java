@@ -457,7 +457,7 @@ public final class LocalRun {
                 "-Dloadflow.console.worker-url=http://127.0.0.1:" + port(8081),
                 "-Dloadflow.console.dispatcher-url=http://127.0.0.1:" + port(8082),
                 // plain HTTP: the cookies without the __Host- prefix, which a browser keeps only when Secure
-                "-Dloadflow.console.cookie-secure=false", "-Dloadflow.console.session-cookie=loadflow_session",
+                "-Dloadflow.console.cookie-secure=false", "-Dloadflow.console.sign-in-cookie=loadflow_session",
                 "-Dloadflow.console.csrf-cookie=loadflow_csrf"));
         launch(root, "ops-console", 8084, 0, console, false);
         awaitReady(port(9084));

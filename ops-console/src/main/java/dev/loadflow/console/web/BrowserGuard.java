@@ -32,7 +32,7 @@ import java.util.Set;
  *       ({@link SessionKey#formToken}), so a token planted or taken from another session is worth
  *       nothing ({@code 400});</li>
  *   <li>a session signed in with the break-glass token ends after
- *       {@code loadflow.console.break-glass-session}: past it the browser is sent to sign in again.</li>
+ *       {@code loadflow.console.break-glass-sign-in}: past it the browser is sent to sign in again.</li>
  * </ul>
  */
 public class BrowserGuard {
@@ -66,13 +66,13 @@ public class BrowserGuard {
                     "This change was posted from another site or port. Open the console and use its own form."));
             return;
         }
-        Cookie session = routing.request().getCookie(config.sessionCookie());
+        Cookie session = routing.request().getCookie(config.signInCookie());
         if (session == null || session.getValue().isBlank()) {
             return;
         }
         String credential = session.getValue();
         if (tokens.match(credential).isPresent()) {
-            Cookie until = routing.request().getCookie(untilCookie(config.sessionCookie()));
+            Cookie until = routing.request().getCookie(untilCookie(config.signInCookie()));
             if (!key.lastsBeyond(credential, until == null ? null : until.getValue(), clock.instant())) {
                 context.abortWith(ended(routing, change));
                 return;
@@ -119,11 +119,11 @@ public class BrowserGuard {
 
     /** A break-glass session past its end: signed out, and a page sent to sign in again. */
     private Response ended(RoutingContext routing, boolean change) {
-        NewCookie clearSession = SignIn.expired(config.sessionCookie(), config.cookieSecure());
-        NewCookie clearUntil = SignIn.expired(untilCookie(config.sessionCookie()), config.cookieSecure());
+        NewCookie clearSession = SignIn.expired(config.signInCookie(), config.cookieSecure());
+        NewCookie clearUntil = SignIn.expired(untilCookie(config.signInCookie()), config.cookieSecure());
         if (change) {
             return Response.fromResponse(page(Response.Status.UNAUTHORIZED, "Session ended",
-                    "A break-glass session lasts " + config.breakGlassSession() + ". Sign in again."))
+                    "A break-glass session lasts " + config.breakGlassSignIn() + ". Sign in again."))
                     .cookie(clearSession, clearUntil).build();
         }
         String next = routing.request().uri();

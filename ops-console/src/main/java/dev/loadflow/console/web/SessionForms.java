@@ -16,7 +16,7 @@ import jakarta.inject.Named;
 public class SessionForms {
 
     /** The form field that carries it. */
-    public static final String FIELD = "session-csrf";
+    public static final String FIELD = "sign-in-csrf";
 
     private final RoutingContext request;
     private final ConsoleConfig config;
@@ -33,7 +33,7 @@ public class SessionForms {
     }
 
     public String getToken() {
-        Cookie session = request.request().getCookie(config.sessionCookie());
+        Cookie session = request.request().getCookie(config.signInCookie());
         return session == null || session.getValue().isBlank() ? "" : key.formToken(session.getValue());
     }
 }

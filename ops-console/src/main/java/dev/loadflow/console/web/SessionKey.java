@@ -15,7 +15,7 @@ import java.time.Instant;
 import java.util.Base64;
 
 /**
- * What the console signs with {@code loadflow.console.session-key} (HMAC-SHA256): the form token
+ * What the console signs with {@code loadflow.console.sign-in-key} (HMAC-SHA256): the form token
  * of a session, derived from the session's credential so that it is worth nothing with any other
  * session, and the end of a break-glass session.
  */
@@ -29,7 +29,7 @@ public class SessionKey {
 
     @Inject
     SessionKey(ConsoleConfig config) {
-        this(config.sessionKey().orElse(null), config.cookieSecure(), config.sessionCookie(), config.csrfCookie());
+        this(config.signInKey().orElse(null), config.cookieSecure(), config.signInCookie(), config.csrfCookie());
     }
 
     SessionKey(String configured, boolean cookieSecure, String... cookies) {
@@ -43,10 +43,10 @@ public class SessionKey {
         if (configured == null || configured.isBlank()) {
             bytes = new byte[32];
             new SecureRandom().nextBytes(bytes);
-            LOG.warn("loadflow.console.session-key is not set: sessions are signed with a key made at start, so a form "
+            LOG.warn("loadflow.console.sign-in-key is not set: sessions are signed with a key made at start, so a form "
                     + "opened on one console replica is refused by another and a restart ends break-glass sessions");
         } else if (configured.length() < SHORTEST) {
-            throw new IllegalStateException("loadflow.console.session-key must be at least " + SHORTEST + " characters");
+            throw new IllegalStateException("loadflow.console.sign-in-key must be at least " + SHORTEST + " characters");
         } else {
             bytes = configured.getBytes(StandardCharsets.UTF_8);
         }

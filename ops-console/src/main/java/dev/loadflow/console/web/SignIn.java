@@ -24,7 +24,7 @@ import java.time.Clock;
  * the break-glass token); once it verifies, it is kept in an HttpOnly, SameSite=Strict,
  * {@code __Host-} session cookie, so another site can neither read it, set it, nor post a form
  * with it. A JWT's session ends when the JWT does; a break-glass session after
- * {@code loadflow.console.break-glass-session}, which a signed cookie beside it records
+ * {@code loadflow.console.break-glass-sign-in}, which a signed cookie beside it records
  * ({@link BrowserGuard}).
  */
 @Path("/")
@@ -59,10 +59,10 @@ public class SignIn {
         String given = token == null ? "" : token.trim();
         if (!given.isEmpty() && tokens.match(given).isPresent()) {
             // the token never expires: its console session does
-            java.time.Instant end = clock.instant().plus(config.breakGlassSession());
-            int seconds = (int) Math.min(Integer.MAX_VALUE, config.breakGlassSession().toSeconds());
-            return Response.seeOther(URI.create(safe(next))).cookie(cookie(config.sessionCookie(), given, seconds),
-                    cookie(BrowserGuard.untilCookie(config.sessionCookie()), key.until(given, end), seconds)).build();
+            java.time.Instant end = clock.instant().plus(config.breakGlassSignIn());
+            int seconds = (int) Math.min(Integer.MAX_VALUE, config.breakGlassSignIn().toSeconds());
+            return Response.seeOther(URI.create(safe(next))).cookie(cookie(config.signInCookie(), given, seconds),
+                    cookie(BrowserGuard.untilCookie(config.signInCookie()), key.until(given, end), seconds)).build();
         }
         long maxAge;
         try {
@@ -73,14 +73,14 @@ public class SignIn {
                             + "(signed, issued by loadflow, not expired) nor the break-glass token.")).build();
         }
         return Response.seeOther(URI.create(safe(next)))
-                .cookie(cookie(config.sessionCookie(), given, (int) Math.min(Integer.MAX_VALUE, maxAge))).build();
+                .cookie(cookie(config.signInCookie(), given, (int) Math.min(Integer.MAX_VALUE, maxAge))).build();
     }
 
     @POST
     @Path("/sign-out")
     public Response signOut() {
-        return Response.seeOther(URI.create("/sign-in")).cookie(expired(config.sessionCookie(), config.cookieSecure()),
-                expired(BrowserGuard.untilCookie(config.sessionCookie()), config.cookieSecure())).build();
+        return Response.seeOther(URI.create("/sign-in")).cookie(expired(config.signInCookie(), config.cookieSecure()),
+                expired(BrowserGuard.untilCookie(config.signInCookie()), config.cookieSecure())).build();
     }
 
     private NewCookie cookie(String name, String value, int maxAge) {
