@@ -761,11 +761,18 @@ class OpsConsoleTest {
         assertThat(page(operator, "/held?since=2025-10-27T00:00&until=2025-10-26T00:00").statusCode()).isEqualTo(400);
     }
 
+    /** The console reads through its views (V38), in read-only transactions: it writes nothing, and reads no other table. */
     @Test
-    void theConsolesDatabaseRoleCannotWrite() {
+    void theConsolesDatabaseRoleCannotWriteNorReadWhatNoPageShows() {
         assertThatThrownBy(() -> dev.loadflow.store.pg.Pg.await(consolePool
                 .query("INSERT INTO ops_alert (load_id, kind, message, raised_at) VALUES ('x', 'k', 'm', now())").execute()))
-                .hasMessageContaining("read-only transaction");
+                .hasMessageContaining("permission denied for view ops_alert");
+        for (String table : List.of("provider_message", "inbound_message", "load_queue_dead", "processed_event")) {
+            assertThatThrownBy(() -> dev.loadflow.store.pg.Pg.await(consolePool.query("SELECT count(*) FROM " + table).execute()))
+                    .as(table).hasMessageContaining("permission denied for table " + table);
+        }
+        assertThatThrownBy(() -> dev.loadflow.store.pg.Pg.await(consolePool.query("SELECT count(*) FROM public.outbox").execute()))
+                .as("the table behind a view").hasMessageContaining("permission denied for table outbox");
         assertThatThrownBy(() -> dev.loadflow.store.pg.Pg.await(consolePool.withTransaction(c -> c
                 .query("SET TRANSACTION READ WRITE").execute().compose(ignored -> c
                 .query("DELETE FROM held_load").execute()))))
