@@ -408,12 +408,10 @@ public final class LocalRun {
         List<String> engine = List.of(
                 "-Dquarkus.datasource.username=" + SERVICES_ROLE,
                 "-Dquarkus.datasource.password=" + servicesPassword,
-                "-Dloadflow.retention.username=" + RETENTION_ROLE,
-                "-Dloadflow.retention.password=" + retentionPassword,
+
                 "-Dloadflow.db.migrate-at-start=false",
                 "-Dloadflow.ingest.tokens=" + SOURCE + ":" + ingestToken,
-                // the guide's examples and the tests post the events of one fixed day, whenever they run
-                "-Dloadflow.ingest.occurred-at.max-age=P3650D",
+
                 "-Dloadflow.sop.clients.client-a.retry-after=" + options.retryAfter(),
                 "-Dloadflow.channels.sms.url=" + simulatorUrl + "/sms",
                 "-Dloadflow.channels.hero.url=" + simulatorUrl + "/hero",
@@ -456,9 +454,7 @@ public final class LocalRun {
                 "-Dquarkus.datasource.password=" + consolePassword,
                 "-Dloadflow.console.worker-url=http://127.0.0.1:" + port(8081),
                 "-Dloadflow.console.dispatcher-url=http://127.0.0.1:" + port(8082),
-                // plain HTTP: the cookies without the __Host- prefix, which a browser keeps only when Secure
-                "-Dloadflow.console.cookie-secure=false", "-Dloadflow.console.sign-in-cookie=loadflow_session",
-                "-Dloadflow.console.csrf-cookie=loadflow_csrf"));
+                "-Dloadflow.console.cookie-secure=false"));
         launch(root, "ops-console", 8084, 0, console, false);
         awaitReady(port(9084));
         step("ops console ready: %s (sign in with a JWT printed below, or the break-glass token)", consoleUrl());
@@ -603,11 +599,27 @@ public final class LocalRun {
         Path logFile = root.resolve(service).resolve(offset == 0 ? "target/local-run.log" : "target/local-run-" + offset + ".log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(again ? ProcessBuilder.Redirect.appendTo(logFile.toFile()) : ProcessBuilder.Redirect.to(logFile.toFile()));
+        pb.environment().putAll(newerSettings(service));
         Process process = pb.start();
         services.add(process);
         pids.put(service, process.pid());
         step("%s starting on :%d (log: %s)", service, port(localPort) + engineOffset, logFile);
         return process;
+    }
+
+    /**
+     * Settings of this release a service takes as environment variables: an earlier release (an
+     * upgrade's starting point) ignores a variable it does not know, where it refuses to start on
+     * an unknown {@code -D} of its own prefixes.
+     */
+    private Map<String, String> newerSettings(String service) {
+        if (service.equals("ops-console")) {
+            // plain HTTP: the cookies without the __Host- prefix, which a browser keeps only when Secure
+            return Map.of("LOADFLOW_CONSOLE_SIGN_IN_COOKIE", "loadflow_session", "LOADFLOW_CONSOLE_CSRF_COOKIE", "loadflow_csrf");
+        }
+        // retention under its own login; the guide's examples and the tests post the events of one fixed day
+        return Map.of("LOADFLOW_RETENTION_USERNAME", RETENTION_ROLE, "LOADFLOW_RETENTION_PASSWORD", retentionPassword,
+                "LOADFLOW_INGEST_OCCURRED_AT_MAX_AGE", "P3650D");
     }
 
     /** Tells the ADR's story of load {@value #LOAD} through the ingest API and prints what the services say of it. */
