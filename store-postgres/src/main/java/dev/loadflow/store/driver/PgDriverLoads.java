@@ -7,7 +7,6 @@ import io.vertx.sqlclient.Tuple;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Which loads a driver's number belongs to, from the log: the loads whose most recent
@@ -56,10 +55,5 @@ public final class PgDriverLoads {
             loads.add(new Assignment(row.getString("load_id"), row.getString("client_id")));
         }
         return loads;
-    }
-
-    /** The load {@code phone} (E.164) was assigned to most recently, of those it drives now; empty when none. */
-    public Optional<String> currentLoadOf(String phone) {
-        return currentLoadsOf(phone).stream().findFirst().map(Assignment::loadId);
     }
 }

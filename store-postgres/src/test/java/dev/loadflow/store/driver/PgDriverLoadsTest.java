@@ -44,21 +44,29 @@ class PgDriverLoadsTest {
                 List.of());
     }
 
+    private java.util.List<String> loadsOf(String phone) {
+        return drivers.currentLoadsOf(phone).stream().map(PgDriverLoads.Assignment::loadId).toList();
+    }
+
     @Test
-    void theNewestAssignmentATheLoadTookRoutesTheNumber() {
+    void theAssignmentsALoadTookRouteTheNumberAndNoneItRefused() {
         assign("load-1", "a1", "tms-north", DRIVER);
-        assertThat(drivers.currentLoadOf(DRIVER)).contains("load-1");
+        assertThat(loadsOf(DRIVER)).containsExactly("load-1");
 
         assign("load-2", "a2", "tms-north", "+15550111");
         assign("load-2", "a2-rival", "tms-south", DRIVER);
-        assertThat(drivers.currentLoadOf(DRIVER)).as("an assignment load-2 refused does not take the number")
-                .contains("load-1");
+        assertThat(loadsOf(DRIVER)).as("an assignment load-2 refused does not take the number")
+                .containsExactly("load-1");
 
         assign("load-1", "a1-rival", "tms-south", "+15550122");
-        assertThat(drivers.currentLoadOf(DRIVER)).as("nor does one load-1 refused move it away").contains("load-1");
+        assertThat(loadsOf(DRIVER)).as("nor does one load-1 refused move it away").containsExactly("load-1");
 
         assign("load-1", "a1-again", "tms-north", "+15550133");
-        assertThat(drivers.currentLoadOf(DRIVER)).as("the owner's re-assignment to another driver does").isEmpty();
-        assertThat(drivers.currentLoadOf("+15550133")).contains("load-1");
+        assertThat(loadsOf(DRIVER)).as("the owner's re-assignment to another driver does").isEmpty();
+        assertThat(loadsOf("+15550133")).containsExactly("load-1");
+
+        assign("load-3", "a3", "tms-south", "+15550133");
+        assertThat(drivers.currentLoadsOf("+15550133")).as("a driver's loads, the most recently assigned first, with their clients")
+                .containsExactly(new PgDriverLoads.Assignment("load-3", "client-a"), new PgDriverLoads.Assignment("load-1", "client-a"));
     }
 }
