@@ -22,9 +22,9 @@ import static dev.loadflow.testing.Waits.await;
 
 /**
  * The operations guide's hand-typed examples, run as a reader would run them: each block marked
- * {@code <!-- example: name -->} in {@code docs/operations.md} is executed by bash, with the
- * {@code export} lines the local run prints (INGEST_TOKEN, VIEWER, OPERATOR), against the packaged
- * services of a local run (its ports moved by 600). A guide whose example stops working fails here.
+ * {@code <!-- example: name -->} in {@code docs/operations.md} and {@code docs/admin.md} is executed
+ * by bash, with the {@code export} lines the local run prints (INGEST_TOKEN, VIEWER, OPERATOR),
+ * against the packaged services of a local run (its ports moved by 600). A guide whose example stops working fails here.
  */
 class OperationsGuideExamplesTest {
 
@@ -44,7 +44,8 @@ class OperationsGuideExamplesTest {
 
     @BeforeAll
     static void startTheLocalRun() throws Exception {
-        examples = examples(ROOT.resolve("docs/operations.md"));
+        examples = new LinkedHashMap<>(examples(ROOT.resolve("docs/operations.md")));
+        examples.putAll(examples(ROOT.resolve("docs/admin.md")));
         stack = new LocalRun(new LocalRun.Options(ROOT, 600, Duration.ofSeconds(15), List.of(), false, false));
         stack.start();
     }
