@@ -119,9 +119,31 @@ public final class LoadRun {
     private List<List<Delivery>> together(Map<String, List<Delivery>> byLoad) {
         long start = System.nanoTime();
         byLoad.values().forEach(load -> load.forEach(delivery -> delivery.run = listener.started(delivery.event)));
+        List<List<Delivery>> alone = new ArrayList<>();
+        List<LoadPlan> plans = planEach(byLoad, alone);
+        List<RunListener.Step> appending = plans.stream().map(plan -> plan.first().run.appending()).toList();
+        try {
+            appendTogether(plans, byLoad, alone);
+        } finally {
+            appending.forEach(RunListener.Step::close);
+        }
+        long took = System.nanoTime() - start;
+        for (List<Delivery> load : byLoad.values()) {
+            for (Delivery delivery : load) {
+                if (delivery.outcome == null) {
+                    delivery.run.passedOn();
+                } else {
+                    delivery.run.ended(delivery.outcome.result(), took);
+                }
+            }
+        }
+        return alone;
+    }
+
+    /** Each load's plan on its kept state; a load whose kept state proved ahead of the log goes to {@code alone}. */
+    private List<LoadPlan> planEach(Map<String, List<Delivery>> byLoad, List<List<Delivery>> alone) {
         Map<String, LoadState> states = projections.current(byLoad.keySet());
         Instant now = clock.instant();
-        List<List<Delivery>> alone = new ArrayList<>();
         List<LoadPlan> plans = new ArrayList<>();
         for (Map.Entry<String, List<Delivery>> load : byLoad.entrySet()) {
             LoadPlan plan = plan(load.getKey(), load.getValue(), states.get(load.getKey()), true, now);
@@ -131,7 +153,14 @@ public final class LoadRun {
                 plans.add(plan);
             }
         }
-        List<RunListener.Step> appending = plans.stream().map(plan -> plan.first().run.appending()).toList();
+        return plans;
+    }
+
+    /**
+     * The plans appended in one call. A plan written is kept; a load whose log moved meanwhile, or
+     * whose part of a batch the store rejected was not written, goes to {@code alone} to run again.
+     */
+    private void appendTogether(List<LoadPlan> plans, Map<String, List<Delivery>> byLoad, List<List<Delivery>> alone) {
         try {
             Set<String> behind = events.appendAll(plans.stream().map(LoadPlan::append).toList());
             for (LoadPlan plan : plans) {
@@ -158,20 +187,7 @@ public final class LoadRun {
                     alone.add(runAgain(byLoad.get(plan.loadId())));
                 }
             }
-        } finally {
-            appending.forEach(RunListener.Step::close);
         }
-        long took = System.nanoTime() - start;
-        for (List<Delivery> load : byLoad.values()) {
-            for (Delivery delivery : load) {
-                if (delivery.outcome == null) {
-                    delivery.run.passedOn();
-                } else {
-                    delivery.run.ended(delivery.outcome.result(), took);
-                }
-            }
-        }
-        return alone;
     }
 
     /**
@@ -283,52 +299,68 @@ public final class LoadRun {
     }
 
     private void decideAndAppend(Delivery delivery) {
-        InboundEvent event = delivery.event;
-        String loadId = event.loadId();
         int conflicts = 0;
         long version = 0;
         for (int attempt = 0; attempt <= conflictRetries; attempt++) {
             Instant now = clock.instant();
-            LoadPlan plan = plan(loadId, List.of(delivery), projections.current(loadId), true, now);
-            if (plan == null) { // what was kept proved ahead of the log and is forgotten: the log as it is
-                plan = plan(loadId, List.of(delivery), projections.current(loadId), false, now);
-            }
+            LoadPlan plan = planAlone(delivery, now);
             version = plan.before().version();
             if (delivery.outcome != null) {
                 delivery.end(withConflicts(delivery.outcome, conflicts));
                 return;
             }
+            Appended appended;
             try {
-                appendAlone(plan);
-                plan.logged(conflicts);
+                appended = tryAppend(plan, conflicts);
+            } catch (DuplicateActionKeyException e) {
+                plan = afterDuplicateKey(delivery, plan, e, now);
+                appended = tryAppend(plan, conflicts);
+            }
+            if (appended == Appended.LOGGED) {
                 return;
-            } catch (ConcurrencyConflictException e) {
-                conflicts++;
-                conflict(plan, event, conflicts);
-            } catch (DuplicateEntryException e) {
+            }
+            if (appended == Appended.DUPLICATE) {
                 delivery.end(new RunOutcome(RunResult.DUPLICATE, version, conflicts, "already processed"));
                 return;
-            } catch (DuplicateActionKeyException e) {
-                listener.duplicateActionKey();
-                LOG.errorf("decision bug: the decision on %s of load %s repeats action keys %s; decided again as one Hero task",
-                        event.eventId(), loadId, e.outboxIds());
-                LoadPlan fallback = new LoadPlan(loadId, plan.before());
-                fallback.add(delivery, Decisions.afterDuplicateKey(event, e.outboxIds(), now), now);
-                try {
-                    appendAlone(fallback);
-                    fallback.logged(conflicts);
-                    return;
-                } catch (ConcurrencyConflictException conflict) {
-                    conflicts++;
-                    conflict(fallback, event, conflicts);
-                } catch (DuplicateEntryException duplicate) {
-                    delivery.end(new RunOutcome(RunResult.DUPLICATE, version, conflicts, "already processed"));
-                    return;
-                }
             }
+            conflicts++;
+            conflict(plan, delivery.event, conflicts);
         }
         delivery.end(new RunOutcome(RunResult.CONFLICT_RETRIED, version, conflicts,
                 conflicts + " conflicts in a row: left for redelivery"));
+    }
+
+    /** The event's plan on the load's kept state, or on its log when what was kept proved ahead of it (and is forgotten). */
+    private LoadPlan planAlone(Delivery delivery, Instant now) {
+        String loadId = delivery.event.loadId();
+        LoadPlan plan = plan(loadId, List.of(delivery), projections.current(loadId), true, now);
+        return plan != null ? plan : plan(loadId, List.of(delivery), projections.current(loadId), false, now);
+    }
+
+    /** How an append alone went. */
+    private enum Appended { LOGGED, CONFLICT, DUPLICATE }
+
+    /** Appends {@code plan} alone: logged (its events end decided), or what stopped it. */
+    private Appended tryAppend(LoadPlan plan, int conflicts) {
+        try {
+            appendAlone(plan);
+            plan.logged(conflicts);
+            return Appended.LOGGED;
+        } catch (ConcurrencyConflictException e) {
+            return Appended.CONFLICT;
+        } catch (DuplicateEntryException e) {
+            return Appended.DUPLICATE;
+        }
+    }
+
+    /** The plan that replaces one whose decision repeated action keys (a decision bug): one Hero task keyed by the event. */
+    private LoadPlan afterDuplicateKey(Delivery delivery, LoadPlan plan, DuplicateActionKeyException e, Instant now) {
+        listener.duplicateActionKey();
+        LOG.errorf("decision bug: the decision on %s of load %s repeats action keys %s; decided again as one Hero task",
+                delivery.event.eventId(), delivery.event.loadId(), e.outboxIds());
+        LoadPlan fallback = new LoadPlan(delivery.event.loadId(), plan.before());
+        fallback.add(delivery, Decisions.afterDuplicateKey(delivery.event, e.outboxIds(), now), now);
+        return fallback;
     }
 
     private void appendAlone(LoadPlan plan) {
