@@ -1,5 +1,6 @@
 package dev.loadflow.evals;
 
+import dev.loadflow.service.store.StoreProducers;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.claim.DispatchLoop;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
@@ -112,7 +113,7 @@ final class BenchRig implements AutoCloseable {
             db.execute(notifyTriggers());
             wakeups = Wakeups.NONE;
         }
-        stores = new PgStores(pool, CLOCK, wakeups, db.citus());
+        stores = StoreProducers.storesOn(pool, CLOCK, wakeups, db.citus());
         events = stores.eventStore();
         outbox = stores.outbox(Duration.ofSeconds(90));
         queue = stores.queue(Duration.ofMinutes(5), notifications.signal(PgNotifications.QUEUE));

@@ -1,5 +1,6 @@
 package dev.loadflow.evals;
 
+import dev.loadflow.service.store.StoreProducers;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
@@ -128,7 +129,7 @@ public final class Harness implements AutoCloseable {
 
     /** The default: the PostgreSQL queue in the harness's database (on a Citus coordinator, in its Citus form). */
     static final QueueFactory POSTGRES_QUEUE = (pool, clock) ->
-            new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE, PostgresServer.get().citus());
+            StoreProducers.storesOn(pool, clock, Wakeups.NONE, PostgresServer.get().citus()).queue(Duration.ofMinutes(5), new WakeupSignal());
 
     private Harness(String name, Instant start, QueueFactory queues) throws IOException {
         clock = FakeClock.at(start);
@@ -136,7 +137,7 @@ public final class Harness implements AutoCloseable {
         vertx = Vertx.vertx();
         pool = database.pool(vertx, 8);
         channels = ChannelSimulator.start(0, null);
-        PgStores stores = new PgStores(pool, clock, Wakeups.NONE, database.citus());
+        PgStores stores = StoreProducers.storesOn(pool, clock, Wakeups.NONE, database.citus());
         events = stores.eventStore();
         outbox = stores.outbox(LEASE);
         timers = stores.timers(Duration.ofSeconds(30), null);

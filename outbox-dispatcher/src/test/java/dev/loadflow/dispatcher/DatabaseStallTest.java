@@ -72,7 +72,7 @@ class DatabaseStallTest {
     private EventStore workers() {
         if (workers == null) {
             workersPool = PostgresTestResource.current().pool(vertx, 1);
-            workers = new PgStores(workersPool, clock, Wakeups.NONE, false).eventStore();
+            workers = new PgStores(workersPool, clock, Wakeups.NONE).eventStore();
         }
         return workers;
     }

@@ -20,33 +20,30 @@ import java.time.Duration;
 
 /**
  * The PostgreSQL stores of one database, built in one place: each on the same pool and clock,
- * telling the same {@link Wakeups} of what it committed, and in the form the schema needs
- * (plain PostgreSQL, or distributed by Citus: {@code loadflow.db.citus}). The services and the
- * evals build their stores here; what differs between them (a lease, a visibility timeout) is
- * an argument of the store it belongs to.
+ * telling the same {@link Wakeups} of what it committed. The services and the evals build their
+ * stores here; what differs between them (a lease, a visibility timeout) is an argument of the
+ * store it belongs to. A schema distributed by Citus has stores of its own, built by a subclass
+ * of this one (module {@code store-citus}).
  */
-public final class PgStores {
+public class PgStores {
 
-    private final Pool pool;
-    private final Clock clock;
-    private final Wakeups wakeups;
-    private final boolean distributed;
+    protected final Pool pool;
+    protected final Clock clock;
+    protected final Wakeups wakeups;
 
-    /** @param distributed the schema is distributed by Citus: each store's Citus statements */
-    public PgStores(Pool pool, Clock clock, Wakeups wakeups, boolean distributed) {
+    public PgStores(Pool pool, Clock clock, Wakeups wakeups) {
         this.pool = pool;
         this.clock = clock;
         this.wakeups = wakeups;
-        this.distributed = distributed;
     }
 
     public PgEventStore eventStore() {
-        return new PgEventStore(pool, clock, wakeups, distributed);
+        return new PgEventStore(pool, clock, wakeups);
     }
 
     /** @param lease how long a dispatcher's claim holds a row */
     public PgOutbox outbox(Duration lease) {
-        return new PgOutbox(pool, clock, lease, distributed);
+        return new PgOutbox(pool, clock, lease);
     }
 
     /**
@@ -54,7 +51,7 @@ public final class PgStores {
      * @param wakeWithin tell the pumps only of timers due within this; null: of every timer
      */
     public PgTimerStore timers(Duration claimLease, Duration wakeWithin) {
-        return new PgTimerStore(pool, clock, claimLease, wakeups, wakeWithin, distributed);
+        return new PgTimerStore(pool, clock, claimLease, wakeups, wakeWithin);
     }
 
     /**
@@ -62,7 +59,7 @@ public final class PgStores {
      * @param wakeup            what wakes this instance's long polls when messages are enqueued
      */
     public PgLoadQueue queue(Duration visibilityTimeout, WakeupSignal wakeup) {
-        return new PgLoadQueue(pool, clock, visibilityTimeout, wakeup, wakeups, distributed);
+        return new PgLoadQueue(pool, clock, visibilityTimeout, wakeup, wakeups);
     }
 
     /** The queue in its three roles: {@link #queue}, its dead letters and its read-only view. */
@@ -72,11 +69,11 @@ public final class PgStores {
 
     /** The console's search for loads. */
     public PgLoadDirectory loadDirectory() {
-        return new PgLoadDirectory(pool, distributed);
+        return new PgLoadDirectory(pool);
     }
 
     public PgOpsAlerts opsAlerts() {
-        return new PgOpsAlerts(pool, distributed);
+        return new PgOpsAlerts(pool);
     }
 
     public PgHeldLoads heldLoads() {
@@ -85,6 +82,6 @@ public final class PgStores {
 
     /** @param export where what retention deletes of what an operator handled is written first */
     public PgRetention retention(PgRetention.Export export) {
-        return new PgRetention(pool, export, distributed);
+        return new PgRetention(pool, export);
     }
 }

@@ -64,7 +64,7 @@ class DatabaseStallTest {
     private TimerStore dispatchers() {
         if (dispatchers == null) {
             dispatchersPool = PostgresTestResource.current().pool(vertx, 1);
-            dispatchers = new PgStores(dispatchersPool, clock, Wakeups.NONE, false)
+            dispatchers = new PgStores(dispatchersPool, clock, Wakeups.NONE)
                     .timers(Duration.ofSeconds(30), Duration.ofSeconds(1));
         }
         return dispatchers;

@@ -5,7 +5,6 @@ import dev.loadflow.model.policy.DecisionPolicy;
 import dev.loadflow.model.policy.Decisions;
 import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.service.trace.Traces;
-import dev.loadflow.store.eventlog.BatchAppendRejectedException;
 import dev.loadflow.store.eventlog.ConcurrencyConflictException;
 import dev.loadflow.store.eventlog.DuplicateActionKeyException;
 import dev.loadflow.store.eventlog.DuplicateEntryException;
@@ -158,35 +157,28 @@ public final class LoadRun {
 
     /**
      * The plans appended in one call. A plan written is kept; a load whose log moved meanwhile, or
-     * whose part of a batch the store rejected was not written, goes to {@code alone} to run again.
+     * that a unique violation refused, goes to {@code alone} to run again by itself.
      */
     private void appendTogether(List<LoadPlan> plans, Map<String, List<Delivery>> byLoad, List<List<Delivery>> alone) {
-        try {
-            Set<String> behind = events.appendAll(plans.stream().map(LoadPlan::append).toList());
-            for (LoadPlan plan : plans) {
-                if (behind.contains(plan.loadId())) {
-                    listener.conflict();
-                    plan.discard(listener);
-                    try (RunListener.Step current = plan.first().run.current()) {
-                        LOG.infof("conflict: load %s's log moved past version %d while %d of its events were decided in a batch; "
-                                + "re-deciding", plan.loadId(), plan.before().version(), plan.size());
-                    }
-                    alone.add(runAgain(byLoad.get(plan.loadId())));
-                } else {
-                    projections.remember(List.of(plan.after()));
-                    plan.logged(0);
+        EventStore.Unwritten unwritten = events.appendAll(plans.stream().map(LoadPlan::append).toList());
+        for (LoadPlan plan : plans) {
+            if (unwritten.wrote(plan.loadId())) {
+                projections.remember(List.of(plan.after()));
+                plan.logged(0);
+                continue;
+            }
+            boolean behind = unwritten.behind().contains(plan.loadId());
+            if (behind) {
+                listener.conflict();
+            }
+            plan.discard(listener);
+            if (behind) {
+                try (RunListener.Step current = plan.first().run.current()) {
+                    LOG.infof("conflict: load %s's log moved past version %d while %d of its events were decided in a batch; "
+                            + "re-deciding", plan.loadId(), plan.before().version(), plan.size());
                 }
             }
-        } catch (BatchAppendRejectedException e) {
-            for (LoadPlan plan : plans) {
-                if (e.written().contains(plan.loadId())) {
-                    projections.remember(List.of(plan.after()));
-                    plan.logged(0);
-                } else {
-                    plan.discard(listener);
-                    alone.add(runAgain(byLoad.get(plan.loadId())));
-                }
-            }
+            alone.add(runAgain(byLoad.get(plan.loadId())));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.loadflow.worker.run;
 
+import dev.loadflow.service.store.StoreProducers;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.DecisionRecorded;
 import dev.loadflow.model.event.EventPayload;
@@ -48,7 +49,7 @@ class BatchRunTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        events = new PgEventStore(PG.pool(), clock, PG.wakeups(), PG.database().citus());
+        events = StoreProducers.storesOn(PG.pool(), clock, PG.wakeups(), PG.database().citus()).eventStore();
     }
 
     private static InboundEvent reply(String load, String eventId) {
@@ -334,7 +335,7 @@ class BatchRunTest {
         }
 
         @Override
-        public Set<String> appendAll(List<Append> batch) {
+        public Unwritten appendAll(List<Append> batch) {
             appends.incrementAndGet();
             return delegate.appendAll(batch);
         }

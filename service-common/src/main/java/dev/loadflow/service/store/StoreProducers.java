@@ -3,6 +3,7 @@ package dev.loadflow.service.store;
 import dev.loadflow.service.retention.NdjsonExport;
 import dev.loadflow.service.retention.RetentionConfig;
 import dev.loadflow.store.PgStores;
+import dev.loadflow.store.citus.CitusStores;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
@@ -39,11 +40,19 @@ import java.util.Map;
 @ApplicationScoped
 public class StoreProducers {
 
-    /** Every PostgreSQL store is built by this, in the form the schema needs ({@code loadflow.db.citus}). */
+    /**
+     * Every PostgreSQL store is built by this: PostgreSQL's, or where Citus distributes the schema
+     * ({@code loadflow.db.citus}) the distributed ones (module {@code store-citus}).
+     */
     @Produces
     @Singleton
     PgStores stores(Pool pool, Clock clock, Wakeups wakeups, @ConfigProperty(name = "loadflow.db.citus") boolean citus) {
-        return new PgStores(pool, clock, wakeups, citus);
+        return storesOn(pool, clock, wakeups, citus);
+    }
+
+    /** The stores on {@code pool}: Citus's when {@code citus}, else PostgreSQL's. */
+    public static PgStores storesOn(Pool pool, Clock clock, Wakeups wakeups, boolean citus) {
+        return citus ? new CitusStores(pool, clock, wakeups) : new PgStores(pool, clock, wakeups);
     }
 
     @Produces
@@ -68,8 +77,8 @@ public class StoreProducers {
         }
         // its own login, a member of loadflow_retention: the services' own may not remove from the log
         pool.size(); // the service's own pool is made first: the other login's is made from its settings
-        return new PgRetention(pools.asLogin(config.username().get(), config.password().orElse(""), 2, "retention"), export,
-                citus);
+        return storesOn(pools.asLogin(config.username().get(), config.password().orElse(""), 2, "retention"), clock, Wakeups.NONE,
+                citus).retention(export);
     }
 
     /** This process among others on a shared volume: the pod's name on Kubernetes, else the process id. */

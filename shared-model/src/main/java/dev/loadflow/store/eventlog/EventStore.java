@@ -57,18 +57,37 @@ public interface EventStore {
     long append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox);
 
     /**
-     * Appends to several loads (at most one append per load), in one transaction on one
-     * PostgreSQL. Each load is all or nothing: a load whose log is not at its expected version
-     * gets nothing and is returned; the others are written. A unique violation anywhere (a
-     * concurrent writer got there first, an entry already logged, an outbox id taken) writes
-     * nothing at all where the batch is one transaction; where each load commits by itself
-     * (Citus) the exception names the loads that were written.
+     * Appends to several loads (at most one append per load). Each load is all or nothing: its
+     * entries and outbox rows are written together or not at all. A load whose log is not at its
+     * expected version is not written ({@link Unwritten#behind}). A unique violation (a concurrent
+     * writer got there first, an entry already logged, an outbox id taken) writes none of the loads
+     * that share its transaction ({@link Unwritten#refused}): append those one by one to learn
+     * which failed and why. On one PostgreSQL the batch is one transaction, so a violation refuses
+     * all of it.
      *
-     * @return the loads that were not appended because their log is not at the expected version
-     * @throws BatchAppendRejectedException the loads it does not name as written were not; append them one by
-     *                                      one to learn which failed and why
+     * @return the loads not written; every other load of the batch was
      */
-    Set<String> appendAll(List<Append> appends);
+    Unwritten appendAll(List<Append> appends);
+
+    /**
+     * The loads of a batch {@link #appendAll} did not write: those whose log was not at the
+     * expected version, and those a unique violation refused.
+     */
+    record Unwritten(Set<String> behind, Set<String> refused) {
+
+        /** Every load of the batch was written. */
+        public static final Unwritten NONE = new Unwritten(Set.of(), Set.of());
+
+        public Unwritten {
+            behind = Set.copyOf(behind);
+            refused = Set.copyOf(refused);
+        }
+
+        /** Whether {@code loadId} was written. */
+        public boolean wrote(String loadId) {
+            return !behind.contains(loadId) && !refused.contains(loadId);
+        }
+    }
 
     /** One load's part of {@link #appendAll}. */
     record Append(String loadId, List<LogEntry> entries, long expectedVersion, List<OutboxMessage> outbox) {

@@ -14,14 +14,14 @@ import java.util.List;
 import java.util.Optional;
 
 /** {@link OpsAlerts} on PostgreSQL: one alert per outbox row, kind and death. */
-public final class PgOpsAlerts implements OpsAlerts {
+public class PgOpsAlerts implements OpsAlerts {
 
     /**
      * One alert per row, kind and death: the death is the number of times the row was parked so
      * far, so raising again for the same death changes nothing, and a replayed row that dies
      * again raises a new alert.
      */
-    static final String RAISE = """
+    protected static final String RAISE = """
             INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at, death)
             SELECT $1, $2, $3, $4, $5, $6,
                    greatest(1, (SELECT count(*) FROM outbox_failure f WHERE f.outbox_id = $2 AND f.parked))
@@ -41,36 +41,22 @@ public final class PgOpsAlerts implements OpsAlerts {
             )
             SELECT id FROM audit""";
 
-    /**
-     * RAISE where Citus distributes the schema ({@code loadflow.db.citus}): the row's parked
-     * attempts counted on its load's shard, and the upsert naming the key a shard enforces.
-     */
-    static final class OnCitus {
-
-        static final String RAISE = PgOpsAlerts.RAISE
-                .replace("WHERE f.outbox_id = $2", "WHERE f.load_id = $1 AND f.outbox_id = $2")
-                .replace("ON CONFLICT (outbox_id, kind, death)", "ON CONFLICT (load_id, outbox_id, kind, death)");
-
-        private OnCitus() {
-        }
-    }
-
     private final Pool pool;
     private final String raise;
 
     public PgOpsAlerts(Pool pool) {
-        this(pool, false);
+        this(pool, RAISE);
     }
 
-    /** @param distributed the schema is distributed by Citus: {@link OnCitus#RAISE} */
-    public PgOpsAlerts(Pool pool, boolean distributed) {
+    /** @param raise {@link #RAISE}, or its form for a schema whose keys are wider */
+    protected PgOpsAlerts(Pool pool, String raise) {
         this.pool = pool;
-        this.raise = distributed ? OnCitus.RAISE : RAISE;
+        this.raise = raise;
     }
 
     @Override
     public boolean raise(String loadId, String outboxId, String actionType, String kind, String message, Instant now) {
-        // the rows returned, not the count: Citus counts the rows an INSERT ... SELECT chose, inserted or not
+        // the rows returned, not the count: a distributed INSERT ... SELECT counts the rows it chose, inserted or not
         return Pg.await(pool.preparedQuery(raise).execute(Tuple.of(loadId, outboxId, actionType, kind, message,
                 Pg.at(now)))).size() == 1;
     }

@@ -3,9 +3,7 @@ package dev.loadflow.store.outbox;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.audit.AuditInsert;
 import dev.loadflow.store.audit.AuditRecord;
-import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Pg;
-import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -16,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -32,9 +29,9 @@ import java.util.UUID;
  * makes a row whose claimant died due again exactly when its lease ends. Every later change
  * is conditional on the claim token: zero rows updated means the claim was lost.
  */
-public final class PgOutbox implements Outbox {
+public class PgOutbox implements Outbox {
 
-    private static final String COLUMNS = """
+    protected static final String COLUMNS = """
             outbox_id, load_id, action_type, channel, payload::text AS payload, status, attempts, available_at,
             first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
             correlation_id, causation_id, created_at, traceparent, unsure_since, acknowledged_at""";
@@ -79,7 +76,7 @@ public final class PgOutbox implements Outbox {
             SELECT 1 FROM outbox
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND claimed_until > $3 AND load_id = $4""";
 
-    static final String MARK_DISPATCHED = """
+    protected static final String MARK_DISPATCHED = """
             UPDATE outbox SET status = 'dispatched', receipt = $3, dispatched_at = $4,
                               claim_token = NULL, claimed_until = NULL
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5""";
@@ -177,7 +174,7 @@ public final class PgOutbox implements Outbox {
 
     static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM outbox WHERE load_id = $1 ORDER BY created_at, outbox_id";
 
-    static final String FAILURES = """
+    protected static final String FAILURES = """
             SELECT outbox_id, attempt, failed_at, failure, parked FROM outbox_failure
             WHERE outbox_id = $1 ORDER BY failed_at, attempt""";
 
@@ -238,55 +235,18 @@ public final class PgOutbox implements Outbox {
             DELETE FROM outbox WHERE outbox_id IN (
                 SELECT outbox_id FROM outbox WHERE status = 'dispatched' AND dispatched_at < $1 LIMIT $2)""";
 
-    /**
-     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). Citus
-     * locks no rows of many shards in one statement, so a claim goes a node at a time
-     * ({@link CitusNodes}): {@code loadflow_claim_outbox}, which the schema's callback distributes
-     * by its probe, runs on the node that holds the probe's shard and claims from that node's
-     * shards one by one, with {@code FOR UPDATE SKIP LOCKED} inside each, as on one PostgreSQL:
-     * two dispatchers never pick the same rows. Each channel gets its own number ($4, $5: NULL
-     * for any channel). A failure is found by its row's load too (on plain PostgreSQL failures
-     * written before V30 name none).
-     */
-    static final class OnCitus {
-
-        static final String CLAIM = "SELECT " + COLUMNS + " FROM loadflow_claim_outbox($1, $2, $3, $4, $5)";
-
-        /**
-         * {@link PgOutbox#MARK_DISPATCHED_ALL} a node at a time: $1 the node's probe, $2 the probes
-         * called before it, $3 ids, $4 claim tokens, $5 receipts, $6 the rows' loads, $7 now.
-         * {@code loadflow_dispatched_here} runs on the node and marks its rows in one local
-         * transaction, a row back per row of that node ({@code owned}) with whether its claim held.
-         */
-        static final String DISPATCHED_HERE = "SELECT owned, marked FROM loadflow_dispatched_here($1, $2, $3, $4, $5, $6, $7)";
-
-        static final String FAILURES = PgOutbox.FAILURES.replace("WHERE outbox_id = $1", "WHERE outbox_id = $1 AND load_id = $2");
-
-        private OnCitus() {
-        }
-    }
-
-    private final Pool pool;
-    private final Clock clock;
-    private final Duration lease;
-    private final boolean distributed;
-    private final CitusNodes nodes;
+    protected final Pool pool;
+    protected final Clock clock;
+    protected final Duration lease;
 
     /** @param lease how long a claim holds a row (90 s by default: well above a send's timeout) */
     public PgOutbox(Pool pool, Clock clock, Duration lease) {
-        this(pool, clock, lease, false);
-    }
-
-    /** @param distributed the schema is distributed by Citus: the statements of {@link OnCitus} */
-    public PgOutbox(Pool pool, Clock clock, Duration lease, boolean distributed) {
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("the lease must be positive, got " + lease);
         }
         this.pool = pool;
         this.clock = clock;
         this.lease = lease;
-        this.distributed = distributed;
-        this.nodes = distributed ? new CitusNodes(pool, "outbox", clock, CitusNodes.REFRESH) : null;
     }
 
     /**
@@ -306,8 +266,7 @@ public final class PgOutbox implements Outbox {
 
     @Override
     public List<OutboxRow> pending(int limit, Instant now) {
-        List<OutboxRow> claimed = distributed ? claimByNode(null, new Integer[] {limit}, now)
-                : map(Pg.await(pool.preparedQuery(CLAIM).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), limit))));
+        List<OutboxRow> claimed = claim(null, new Integer[] {limit}, now);
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
         return claimed;
     }
@@ -320,38 +279,19 @@ public final class PgOutbox implements Outbox {
         }
         String[] channels = asked.stream().map(e -> e.getKey().wire()).toArray(String[]::new);
         Integer[] numbers = asked.stream().map(Map.Entry::getValue).toArray(Integer[]::new);
-        List<OutboxRow> claimed = distributed ? claimByNode(channels, numbers, now)
-                : map(Pg.await(pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)),
-                        channels, numbers))));
+        List<OutboxRow> claimed = claim(channels, numbers, now);
         claimed.sort(Comparator.comparing(OutboxRow::createdAt).thenComparing(OutboxRow::outboxId));
         return claimed;
     }
 
     /**
-     * On Citus: asks each node in turn for what is still wanted, until nothing is. A node that
-     * no longer holds its probe's shard (a shard moved) is passed over; the probes are read again
-     * on the next claim.
-     *
-     * @param channels the channels, or null for any
+     * Claims the oldest due rows in one statement: {@code wanted[0]} of any channel
+     * ({@code channels} null, {@link #CLAIM}), or of each channel its number ({@link #CLAIM_PER_CHANNEL}).
      */
-    private List<OutboxRow> claimByNode(String[] channels, Integer[] wanted, Instant now) {
-        List<OutboxRow> claimed = new ArrayList<>();
-        Integer[] left = wanted.clone();
-        for (String probe : nodes.inTurn()) {
-            RowSet<Row> rows = nodes.onNode(OnCitus.CLAIM, Tuple.of(probe, Pg.at(now), Pg.at(now.plus(lease)), channels, left));
-            if (rows == null) {
-                continue;
-            }
-            for (OutboxRow row : map(rows)) {
-                claimed.add(row);
-                int i = channels == null ? 0 : Arrays.asList(channels).indexOf(row.channel().wire());
-                left[i] = left[i] - 1;
-            }
-            if (Arrays.stream(left).allMatch(n -> n <= 0)) {
-                break;
-            }
-        }
-        return claimed;
+    protected List<OutboxRow> claim(String[] channels, Integer[] wanted, Instant now) {
+        return map(Pg.await(channels == null
+                ? pool.preparedQuery(CLAIM).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), wanted[0]))
+                : pool.preparedQuery(CLAIM_PER_CHANNEL).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(lease)), channels, wanted))));
     }
 
     @Override
@@ -375,50 +315,17 @@ public final class PgOutbox implements Outbox {
         if (rows.isEmpty()) {
             return stale;
         }
-        if (distributed) {
-            return markDispatchedByNode(rows, stale);
-        }
+        return markDispatched(rows, stale);
+    }
+
+    /** Marks {@code rows} dispatched in one statement ({@link #MARK_DISPATCHED_ALL}), taking those whose claim held from {@code stale}. */
+    protected java.util.Set<String> markDispatched(List<Dispatched> rows, java.util.Set<String> stale) {
         Tuple params = Tuple.tuple()
                 .addArrayOfString(rows.stream().map(Dispatched::outboxId).toArray(String[]::new))
                 .addArrayOfUUID(rows.stream().map(Dispatched::claimToken).toArray(UUID[]::new))
                 .addArrayOfString(rows.stream().map(Dispatched::receipt).toArray(String[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()));
         Pg.await(pool.preparedQuery(MARK_DISPATCHED_ALL).execute(params)).forEach(row -> stale.remove(row.getString("outbox_id")));
-        return stale;
-    }
-
-    /**
-     * On Citus: every node marks its rows at once ({@link OnCitus#DISPATCHED_HERE}); a row no node
-     * took (its shard was moving, or lies on a node added since the probes were read) is then
-     * marked by itself, on its shard, as every row is when their loads are fewer than the nodes.
-     * Citus cannot update from a set-returning function.
-     */
-    private java.util.Set<String> markDispatchedByNode(List<Dispatched> rows, java.util.Set<String> stale) {
-        OffsetDateTime now = Pg.at(clock.instant());
-        Tuple marks = Tuple.tuple()
-                .addArrayOfString(rows.stream().map(Dispatched::outboxId).toArray(String[]::new))
-                .addArrayOfUUID(rows.stream().map(Dispatched::claimToken).toArray(UUID[]::new))
-                .addArrayOfString(rows.stream().map(Dispatched::receipt).toArray(String[]::new))
-                .addArrayOfString(rows.stream().map(row -> loadOf(row.outboxId())).toArray(String[]::new))
-                .addOffsetDateTime(now);
-        java.util.Set<String> owned = new java.util.HashSet<>();
-        List<Row> marked = nodes.fewerThanNodes((int) rows.stream().map(row -> loadOf(row.outboxId())).distinct().count())
-                ? List.of() : nodes.rowsOfEveryNode(OnCitus.DISPATCHED_HERE, marks);
-        for (Row row : marked) {
-            owned.add(row.getString("owned"));
-            if (row.getBoolean("marked")) {
-                stale.remove(row.getString("owned"));
-            }
-        }
-        List<Dispatched> left = rows.stream().filter(row -> !owned.contains(row.outboxId())).toList();
-        List<Future<RowSet<Row>>> each = left.stream().map(row -> pool.preparedQuery(MARK_DISPATCHED)
-                .execute(Tuple.of(row.outboxId(), row.claimToken(), row.receipt(), now, loadOf(row.outboxId())))).toList();
-        Pg.await(Future.all(each));
-        for (int i = 0; i < left.size(); i++) {
-            if (each.get(i).result().rowCount() == 1) {
-                stale.remove(left.get(i).outboxId());
-            }
-        }
         return stale;
     }
 
@@ -506,12 +413,16 @@ public final class PgOutbox implements Outbox {
     @Override
     public List<OutboxFailure> failures(String outboxId) {
         List<OutboxFailure> failures = new ArrayList<>();
-        for (Row row : Pg.await((distributed ? pool.preparedQuery(OnCitus.FAILURES).execute(Tuple.of(outboxId, loadOf(outboxId)))
-                : pool.preparedQuery(FAILURES).execute(Tuple.of(outboxId))))) {
+        for (Row row : failureRows(outboxId)) {
             failures.add(new OutboxFailure(row.getString("outbox_id"), row.getInteger("attempt"),
                     Pg.instant(row, "failed_at"), row.getString("failure"), row.getBoolean("parked")));
         }
         return failures;
+    }
+
+    /** The row's failures ({@link #FAILURES}, by the row's id alone: failures written before V30 name no load). */
+    protected RowSet<Row> failureRows(String outboxId) {
+        return Pg.await(pool.preparedQuery(FAILURES).execute(Tuple.of(outboxId)));
     }
 
     @Override
@@ -556,7 +467,7 @@ public final class PgOutbox implements Outbox {
         return Pg.await(pool.preparedQuery(PRUNE_DISPATCHED).execute(Tuple.of(Pg.at(before), batchSize))).rowCount();
     }
 
-    private static List<OutboxRow> map(RowSet<Row> rows) {
+    protected static List<OutboxRow> map(RowSet<Row> rows) {
         List<OutboxRow> result = new ArrayList<>(rows.size());
         for (Row row : rows) {
             result.add(new OutboxRow(row.getString("outbox_id"), row.getString("load_id"), row.getString("action_type"),

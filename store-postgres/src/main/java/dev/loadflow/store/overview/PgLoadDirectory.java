@@ -1,10 +1,8 @@
 package dev.loadflow.store.overview;
 
 import dev.loadflow.store.pg.Pg;
-import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.Instant;
@@ -18,7 +16,7 @@ import java.util.List;
  * held loads; the dead rows; the scheduled timers; the log by time), the filters given are
  * intersected, and only the page's loads are then looked up by their key.
  */
-public final class PgLoadDirectory {
+public class PgLoadDirectory {
 
     /**
      * What to find: each filter null (or false) when not given. {@code activeSince} alone lists the
@@ -68,17 +66,6 @@ public final class PgLoadDirectory {
             coalesce((SELECT s.stage FROM load_stage s WHERE s.load_id = found.load_id),
                      (SELECT e.body -> 'payload' ->> 'stage' FROM event_log e
                       WHERE e.load_id = found.load_id AND e.type = 'LoadAssigned' ORDER BY e.seq DESC LIMIT 1)) = $%d""";
-    /**
-     * AT_STAGE as a set of its own, for Citus: the loads whose stage is {@code $n} (the one last
-     * set, else their latest assignment's), a join of co-located tables on the load's id that
-     * each shard answers for its loads. Citus cannot check a stage load by load against the
-     * intersection of other filters (a subquery correlated with a set operation's result).
-     */
-    static final String AT_STAGE_SET = """
-            SELECT e.load_id FROM event_log e LEFT JOIN load_stage s ON s.load_id = e.load_id
-            WHERE e.type = 'LoadAssigned' AND coalesce(s.stage, e.body -> 'payload' ->> 'stage') = $%d
-              AND NOT EXISTS (SELECT 1 FROM event_log later
-                              WHERE later.load_id = e.load_id AND later.type = 'LoadAssigned' AND later.seq > e.seq)""";
     static final String HELD = "SELECT load_id FROM held_load";
     static final String DEAD = "SELECT DISTINCT load_id FROM outbox WHERE status = 'dead'";
     static final String OPEN_ASK = "SELECT DISTINCT load_id FROM timers WHERE status = 'scheduled'";
@@ -99,34 +86,10 @@ public final class PgLoadDirectory {
                                ORDER BY e.seq DESC LIMIT 1) a ON true
             ORDER BY c.n""";
 
-    /**
-     * DETAILS for one load ($1), each table read by the load's id: where Citus distributes the
-     * log, every read is on the load's shard (a join of a list of loads to the distributed
-     * tables is not a statement Citus runs), and a page's loads are read side by side.
-     */
-    static final String DETAILS_OF_ONE = """
-            SELECT $1::text AS load_id,
-                   a.body -> 'payload' ->> 'clientId' AS client_id,
-                   a.body -> 'payload' ->> 'driverPhone' AS driver_phone,
-                   coalesce((SELECT s.stage FROM load_stage s WHERE s.load_id = $1), a.body -> 'payload' ->> 'stage') AS stage,
-                   (SELECT e.recorded_at FROM event_log e WHERE e.load_id = $1 ORDER BY e.seq DESC LIMIT 1) AS last_activity,
-                   EXISTS (SELECT 1 FROM held_load h WHERE h.load_id = $1) AS held,
-                   (SELECT count(*) FROM outbox o WHERE o.load_id = $1 AND o.status = 'dead') AS dead_rows,
-                   (SELECT count(*) FROM timers t WHERE t.load_id = $1 AND t.status = 'scheduled') AS open_timers
-            FROM (SELECT (SELECT e.body FROM event_log e WHERE e.load_id = $1 AND e.type = 'LoadAssigned'
-                          ORDER BY e.seq DESC LIMIT 1) AS body) a""";
-
-    private final Pool pool;
-    private final boolean distributed;
+    protected final Pool pool;
 
     public PgLoadDirectory(Pool pool) {
-        this(pool, false);
-    }
-
-    /** @param distributed the log is distributed by Citus: a page's details are read load by load ({@link #DETAILS_OF_ONE}) */
-    public PgLoadDirectory(Pool pool, boolean distributed) {
         this.pool = pool;
-        this.distributed = distributed;
     }
 
     /** One page of the loads {@code query} finds, ordered by load id; one more than {@code limit} tells there is a next page. */
@@ -162,14 +125,7 @@ public final class PgLoadDirectory {
             sql = BY_STAGE_PAGE;
             params.addAll(List.of(query.stage(), query.offset() + query.limit(), query.limit(), query.offset()));
         } else {
-            String atStage = "";
-            if (query.stage() != null && distributed) {
-                params.add(query.stage());
-                sets.add(AT_STAGE_SET.formatted(params.size()));
-            } else if (query.stage() != null) {
-                params.add(query.stage());
-                atStage = " WHERE " + AT_STAGE.formatted(params.size());
-            }
+            String atStage = query.stage() == null ? "" : atStage(query.stage(), sets, params);
             params.add(query.limit());
             params.add(query.offset());
             // only fixed fragments are joined here; every value is a parameter
@@ -183,20 +139,26 @@ public final class PgLoadDirectory {
         if (loads.isEmpty()) {
             return List.of();
         }
+        return details(loads);
+    }
+
+    /**
+     * The condition that a found load is at {@code stage} ({@link #AT_STAGE}, its value added to
+     * {@code params}), as a WHERE clause on the loads the {@code sets} found.
+     */
+    protected String atStage(String stage, List<String> sets, List<Object> params) {
+        params.add(stage);
+        return " WHERE " + AT_STAGE.formatted(params.size());
+    }
+
+    /** The loads' details, in their order, in one statement ({@link #DETAILS}). */
+    protected List<Found> details(List<String> loads) {
         List<Found> found = new ArrayList<>();
-        if (distributed) {
-            List<Future<RowSet<Row>>> each = loads.stream()
-                    .map(load -> pool.preparedQuery(DETAILS_OF_ONE).execute(Tuple.of(load))).toList();
-            Pg.await(Future.all(each));
-            each.forEach(rows -> rows.result().forEach(row -> found.add(found(row))));
-        } else {
-            Pg.await(pool.preparedQuery(DETAILS).execute(Tuple.of(loads.toArray(String[]::new))))
-                    .forEach(row -> found.add(found(row)));
-        }
+        Pg.await(pool.preparedQuery(DETAILS).execute(Tuple.of(loads.toArray(String[]::new)))).forEach(row -> found.add(found(row)));
         return found;
     }
 
-    private static Found found(Row row) {
+    protected static Found found(Row row) {
         return new Found(row.getString("load_id"), row.getString("client_id"), row.getString("driver_phone"),
                 row.getString("stage"), Pg.instant(row, "last_activity"), row.getBoolean("held"), row.getLong("dead_rows"),
                 row.getLong("open_timers"));

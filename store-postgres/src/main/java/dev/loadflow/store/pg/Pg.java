@@ -126,13 +126,9 @@ public final class Pg {
         return constraint.equals(LOG_PARTITION.matcher(pg.getConstraint()).replaceFirst("event_log_"));
     }
 
-    /**
-     * Whether {@code error} is a unique violation that names no constraint: how Citus reports
-     * one a shard raised (the shard's message, not its fields). The caller tells which key it was
-     * from the rows, as {@link #violates} would from the name.
-     */
-    public static boolean violatesUnnamed(Throwable error) {
-        return error instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState()) && pg.getConstraint() == null;
+    /** {@code failure} as it is when unchecked, else wrapped: what a call's future failed with, to throw. */
+    public static RuntimeException unchecked(Throwable failure) {
+        return failure instanceof RuntimeException e ? e : new IllegalStateException(failure.getMessage(), failure);
     }
 
     public static OffsetDateTime at(Instant instant) {

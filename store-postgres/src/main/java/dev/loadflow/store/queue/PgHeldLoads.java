@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** {@link HeldLoads} on PostgreSQL ({@code held_load}); an operator's change and its audit row are one statement. */
-public final class PgHeldLoads implements HeldLoads {
+public class PgHeldLoads implements HeldLoads {
 
     private static final String COLUMNS = "load_id, message_id, message_type, reason, held_since, state, receipt_handle";
 
@@ -57,8 +57,8 @@ public final class PgHeldLoads implements HeldLoads {
 
     static final String RELEASE = "DELETE FROM held_load WHERE load_id = $1 AND message_id = $2";
 
-    /** Whether the load's log has the entry: which key a skip that Citus refused unnamed ran into. */
-    static final String LOGGED = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
+    /** Whether the load's log has the entry: which key a skip refused with no key named ran into. */
+    protected static final String LOGGED = "SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2";
 
     static final String RETRY = """
             WITH changed AS (
@@ -87,7 +87,7 @@ public final class PgHeldLoads implements HeldLoads {
             AuditInsert.fromCte("logged", "jsonb_build_object('messageId', $2::text, 'seq', max(seq))",
                     3 + LogInsert.PARAMETERS, true));
 
-    private final Pool pool;
+    protected final Pool pool;
     private final Clock clock;
 
     public PgHeldLoads(Pool pool, Clock clock) {
@@ -158,15 +158,13 @@ public final class PgHeldLoads implements HeldLoads {
             if (Pg.violates(e, "event_log_pkey")) {
                 throw new ConcurrencyConflictException(skipped.loadId(), -1, e);
             }
-            if (Pg.violatesUnnamed(e)) {
-                // Citus names no constraint: the log tells which it was
-                if (Pg.await(pool.preparedQuery(LOGGED).execute(Tuple.of(skipped.loadId(), skipped.entryId()))).size() == 1) {
-                    throw new DuplicateEntryException(skipped.loadId(), List.of(skipped.messageId()), e);
-                }
-                throw new ConcurrencyConflictException(skipped.loadId(), -1, e);
-            }
-            throw e;
+            throw unnamed(skipped, e);
         }
+    }
+
+    /** A failure of {@code skipped}'s write that names none of its keys, as it is to be thrown: as it is on PostgreSQL. */
+    protected RuntimeException unnamed(MessageSkipped skipped, RuntimeException failure) {
+        return failure;
     }
 
     @Override

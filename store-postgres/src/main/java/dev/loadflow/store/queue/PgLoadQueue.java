@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -48,7 +47,7 @@ import java.util.UUID;
  * ({@link PgReceiptHandle}), so a group is found by its primary key, and a delivery, which changes no
  * indexed column of the message, writes no index entry for it.
  */
-public final class PgLoadQueue implements LoadQueue {
+public class PgLoadQueue implements LoadQueue {
 
     /** Creates the group if needed and takes its lock, then inserts the message. */
     static final String ENQUEUE = """
@@ -75,6 +74,8 @@ public final class PgLoadQueue implements LoadQueue {
             """ + Enqueue.FROM_MSG;
 
     /** What an ingest's batch does once it knows which of its messages are logged (the CTE {@code msg}). */
+    protected static final String ENQUEUE_FROM_MSG = Enqueue.FROM_MSG;
+
     private static final class Enqueue {
 
         static final String FROM_MSG = """
@@ -95,29 +96,6 @@ public final class PgLoadQueue implements LoadQueue {
             FROM msg ORDER BY msg.ord""";
 
         private Enqueue() {
-        }
-    }
-
-    /**
-     * The statements that differ where Citus distributes the log ({@code loadflow.db.citus}). The
-     * queue's tables stay on the coordinator (a receive locks the visible groups of every load
-     * at once), so an ingest cannot look into the log from its statement: it asks the log first
-     * which of its events are logged ({@link EventStore#contains(List, List)}, on the shards of
-     * its loads only), then queues the others ({@link #ENQUEUE_ALL_FLAGGED}). An event logged
-     * between the two is queued and then found logged by its run, as an event logged right after
-     * the one statement is on plain PostgreSQL.
-     */
-    static final class OnCitus {
-
-        /** ENQUEUE_ALL_UNLESS_LOGGED with each message's {@code logged} given ($5). */
-        static final String ENQUEUE_ALL_FLAGGED = """
-                WITH msg AS MATERIALIZED (
-                    SELECT m.load_id, m.message_id, m.body, m.ord, m.logged
-                    FROM unnest($1::text[], $2::text[], $3::text[], $5::bool[]) WITH ORDINALITY
-                         AS m(load_id, message_id, body, logged, ord)),
-                """ + Enqueue.FROM_MSG;
-
-        private OnCitus() {
         }
     }
 
@@ -231,12 +209,11 @@ public final class PgLoadQueue implements LoadQueue {
     /** How often a long poll looks again when no NOTIFY arrives (a visibility timeout ends silently). */
     private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
 
-    private final Pool pool;
+    protected final Pool pool;
     private final Clock clock;
     private final Duration visibilityTimeout;
     private final WakeupSignal wakeup;
     private final Wakeups wakeups;
-    private final boolean distributed;
 
     /**
      * @param visibilityTimeout how long a delivered message stays hidden (longer than a run's deadline)
@@ -245,12 +222,6 @@ public final class PgLoadQueue implements LoadQueue {
      * @param wakeups           told after an enqueue commits: wakes the consumers' {@code wakeup}
      */
     public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup, Wakeups wakeups) {
-        this(pool, clock, visibilityTimeout, wakeup, wakeups, false);
-    }
-
-    /** @param distributed the log is distributed by Citus, the queue on the coordinator: the statements of {@link OnCitus} */
-    public PgLoadQueue(Pool pool, Clock clock, Duration visibilityTimeout, WakeupSignal wakeup, Wakeups wakeups,
-                       boolean distributed) {
         if (visibilityTimeout.isNegative() || visibilityTimeout.isZero()) {
             throw new IllegalArgumentException("the visibility timeout must be positive, got " + visibilityTimeout);
         }
@@ -259,7 +230,6 @@ public final class PgLoadQueue implements LoadQueue {
         this.visibilityTimeout = visibilityTimeout;
         this.wakeup = wakeup;
         this.wakeups = wakeups;
-        this.distributed = distributed;
     }
 
     @Override
@@ -278,6 +248,15 @@ public final class PgLoadQueue implements LoadQueue {
         return enqueueAllUnlessLogged(List.of(message), events).getFirst();
     }
 
+    /**
+     * Queues the messages of {@code params} ($1 loads, $2 ids, $3 bodies, $4 now) that the log
+     * does not hold, in one statement that looks into the log ({@link #ENQUEUE_ALL_UNLESS_LOGGED});
+     * a row per message, in order, saying whether it was logged or queued.
+     */
+    protected RowSet<Row> enqueue(Tuple params, EventStore events) {
+        return Pg.await(pool.preparedQuery(ENQUEUE_ALL_UNLESS_LOGGED).execute(params));
+    }
+
     /** In one statement, as {@link #enqueueUnlessLogged}; a repeated id in the batch is queued once. */
     @Override
     public List<Intake> enqueueAllUnlessLogged(List<QueueMessage> messages, EventStore events) {
@@ -289,14 +268,7 @@ public final class PgLoadQueue implements LoadQueue {
         Tuple params = Tuple.tuple().addArrayOfString(loads).addArrayOfString(ids)
                 .addArrayOfString(messages.stream().map(QueueMessage::body).toArray(String[]::new))
                 .addOffsetDateTime(Pg.at(clock.instant()));
-        RowSet<Row> rows;
-        if (distributed) {
-            List<Boolean> logged = events.contains(Arrays.asList(loads), Arrays.asList(ids));
-            rows = Pg.await(pool.preparedQuery(OnCitus.ENQUEUE_ALL_FLAGGED).execute(params.addArrayOfBoolean(
-                    logged.toArray(Boolean[]::new))));
-        } else {
-            rows = Pg.await(pool.preparedQuery(ENQUEUE_ALL_UNLESS_LOGGED).execute(params));
-        }
+        RowSet<Row> rows = enqueue(params, events);
         List<Intake> intakes = new ArrayList<>(messages.size());
         Set<String> seen = new HashSet<>();
         boolean anyQueued = false;

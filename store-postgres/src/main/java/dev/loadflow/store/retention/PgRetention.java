@@ -1,10 +1,8 @@
 package dev.loadflow.store.retention;
 
-import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Transaction;
 import io.vertx.sqlclient.Tuple;
@@ -27,7 +25,7 @@ import java.util.Set;
  * rows it removed. What an operator handled is handed to an {@link Export} before the
  * transaction that deletes it commits.
  */
-public final class PgRetention {
+public class PgRetention {
 
     /** A page of the oldest log entries, after a cursor: where idle loads are found. */
     static final String OLDEST_ENTRIES = """
@@ -40,7 +38,7 @@ public final class PgRetention {
      * one's marker at the seq after its last entry, then its entries before the marker to the
      * archive; %s: a further condition on the deleted entries ({@code e}), ending in AND.
      */
-    private static final String MOVE_IDLE = """
+    protected static final String MOVE_IDLE = """
                 marked AS (
                     INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at, body)
                     SELECT load_id, seq + 1, 'archived:' || seq, 'archived', 'LogArchived', $3, $3,
@@ -123,84 +121,17 @@ public final class PgRetention {
                 ORDER BY p.processed_at LIMIT $2)""";
 
     /**
-     * Provider messages recorded before $1 (on the coordinator on Citus too). A reconcile looks
+     * Provider messages recorded before $1. A reconcile looks
      * only at the minutes around a row's first attempt, so an old record decides nothing.
      */
     static final String PRUNE_PROVIDER_MESSAGES = """
             DELETE FROM provider_message WHERE (provider, message_id) IN (
                 SELECT provider, message_id FROM provider_message WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2)""";
 
-    /** Inbound messages' routes recorded before $1 (on the coordinator on Citus too), pruned with the provider messages. */
+    /** Inbound messages' routes recorded before $1, pruned with the provider messages. */
     static final String PRUNE_INBOUND_MESSAGES = """
             DELETE FROM inbound_message WHERE (provider, message_id) IN (
                 SELECT provider, message_id FROM inbound_message WHERE received_at < $1 ORDER BY received_at LIMIT $2)""";
-
-    /**
-     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}). A
-     * statement there may not lock rows of many shards ({@code FOR UPDATE}), join the
-     * coordinator's queue tables to a shard's, or correlate a subquery with a set returning
-     * function; so each pass chooses its rows first and then removes them one load at a time,
-     * each statement on one shard, as plain PostgreSQL runs it.
-     */
-    static final class OnCitus {
-
-        /** Of $1 the loads, those with a queued message (the queue stays on the coordinator). */
-        static final String QUEUED = "SELECT DISTINCT load_id FROM load_queue WHERE load_id = ANY($1)";
-
-        /** {@link #ARCHIVE_LOADS} for the one load $1 (whose queue was found empty just before). */
-        static final String ARCHIVE_LOAD = """
-                WITH idle AS (
-                    SELECT last.load_id, last.seq
-                    FROM (SELECT e.load_id, e.seq, e.kind, e.recorded_at FROM event_log e
-                          WHERE e.load_id = $1 ORDER BY e.seq DESC LIMIT 1) last
-                    WHERE last.recorded_at < $2 AND last.kind <> 'archived'
-                      AND NOT EXISTS (SELECT FROM outbox o WHERE o.load_id = $1 AND o.status = 'pending')
-                      AND NOT EXISTS (SELECT FROM timers t WHERE t.load_id = $1 AND t.status = 'scheduled')
-                      AND NOT EXISTS (SELECT FROM held_load h WHERE h.load_id = $1)),
-""" + MOVE_IDLE.formatted("e.load_id = $1 AND ");
-
-        static final String DEAD_OUTBOX = """
-                SELECT load_id, outbox_id FROM outbox WHERE status = 'dead' AND acknowledged_at < $1
-                ORDER BY acknowledged_at LIMIT $2""";
-
-        /** {@link #PRUNE_DEAD_OUTBOX} for the one row $2 of load $1, if it is still dead and acknowledged before $3. */
-        static final String PRUNE_DEAD_ROW = """
-                WITH failures AS (
-                    SELECT jsonb_agg(to_jsonb(f) - 'outbox_id' ORDER BY f.failed_at, f.attempt) AS list
-                    FROM outbox_failure f WHERE f.load_id = $1 AND f.outbox_id = $2),
-                deleted AS (
-                    DELETE FROM outbox o
-                    WHERE o.load_id = $1 AND o.outbox_id = $2 AND o.status = 'dead' AND o.acknowledged_at < $3
-                    RETURNING o.*)
-                SELECT (to_jsonb(deleted) || jsonb_build_object('failures', coalesce(failures.list, '[]'::jsonb)))::text
-                           AS exported,
-                       coalesce(jsonb_array_length(failures.list), 0) AS failures
-                FROM deleted CROSS JOIN failures""";
-
-        static final String ALERTS = """
-                SELECT load_id, id FROM ops_alert WHERE acknowledged_at < $1 ORDER BY acknowledged_at LIMIT $2""";
-
-        /** Citus takes no function but an immutable one in a RETURNING clause: the row is made JSON outside it. */
-        static final String PRUNE_ALERT = """
-                WITH gone AS (
-                    DELETE FROM ops_alert a WHERE a.load_id = $1 AND a.id = $2 AND a.acknowledged_at < $3 RETURNING a.*)
-                SELECT to_jsonb(gone)::text AS exported FROM gone""";
-
-        /** The fan-out records older than $1 (on the coordinator), oldest first. */
-        static final String PROCESSED = """
-                SELECT handler_name, event_id FROM processed_event WHERE processed_at < $1 ORDER BY processed_at LIMIT $2""";
-
-        /** Of the rows $2 (of loads $1), those that could still be sent: their records stay. */
-        static final String UNSENT = """
-                SELECT outbox_id FROM outbox WHERE load_id = ANY($1) AND outbox_id = ANY($2) AND status <> 'dispatched'""";
-
-        static final String DELETE_PROCESSED = """
-                DELETE FROM processed_event WHERE (handler_name, event_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-                  AND processed_at < $3""";
-
-        private OnCitus() {
-        }
-    }
 
     private static final OffsetDateTime BEFORE_ALL = OffsetDateTime.parse("1970-01-01T00:00:00Z");
 
@@ -221,23 +152,16 @@ public final class PgRetention {
         void write(String table, List<String> rows) throws IOException;
     }
 
-    private final Pool pool;
+    protected final Pool pool;
     private final Export export;
-    private final boolean distributed;
 
     public PgRetention(Pool pool) {
         this(pool, Export.NONE);
     }
 
     public PgRetention(Pool pool, Export export) {
-        this(pool, export, false);
-    }
-
-    /** @param distributed the schema is distributed by Citus: the {@link OnCitus} statements */
-    public PgRetention(Pool pool, Export export, boolean distributed) {
         this.pool = pool;
         this.export = export;
-        this.distributed = distributed;
     }
 
     /** What one pass of {@link #archiveIdleLoads} moved. */
@@ -264,28 +188,23 @@ public final class PgRetention {
                 candidates.add(cursorLoad);
                 seen++;
             }
-            if (!candidates.isEmpty() && distributed) {
-                for (Row queued : Pg.await(pool.preparedQuery(OnCitus.QUEUED).execute(Tuple.tuple()
-                        .addArrayOfString(candidates.toArray(String[]::new))))) {
-                    candidates.remove(queued.getString("load_id"));
-                }
-                for (String load : candidates) {
-                    Row moved = Pg.await(pool.preparedQuery(OnCitus.ARCHIVE_LOAD).execute(Tuple.of(load, Pg.at(idleBefore),
-                            Pg.at(now), now.toString()))).iterator().next();
-                    loads += moved.getLong("loads").intValue();
-                    entries += moved.getLong("entries");
-                }
-            } else if (!candidates.isEmpty()) {
-                Row moved = Pg.await(pool.preparedQuery(ARCHIVE_LOADS).execute(Tuple.tuple()
-                        .addArrayOfString(candidates.toArray(String[]::new)).addOffsetDateTime(Pg.at(idleBefore))
-                        .addOffsetDateTime(Pg.at(now)).addString(now.toString()))).iterator().next();
-                loads += moved.getInteger("loads");
-                entries += moved.getLong("entries");
+            if (!candidates.isEmpty()) {
+                Archived moved = archive(candidates, idleBefore, now);
+                loads += moved.loads();
+                entries += moved.entries();
             }
             if (seen < batchSize) {
                 return new Archived(loads, entries);
             }
         }
+    }
+
+    /** Moves those of {@code candidates} that are idle since before {@code idleBefore} to the archive, in one statement ({@link #ARCHIVE_LOADS}). */
+    protected Archived archive(Set<String> candidates, Instant idleBefore, Instant now) {
+        Row moved = Pg.await(pool.preparedQuery(ARCHIVE_LOADS).execute(Tuple.tuple()
+                .addArrayOfString(candidates.toArray(String[]::new)).addOffsetDateTime(Pg.at(idleBefore))
+                .addOffsetDateTime(Pg.at(now)).addString(now.toString()))).iterator().next();
+        return new Archived(moved.getInteger("loads"), moved.getLong("entries"));
     }
 
     /** What one batch of {@link #pruneDeadOutbox} deleted. */
@@ -294,10 +213,7 @@ public final class PgRetention {
 
     /** Deletes up to {@code batchSize} dead outbox rows acknowledged before {@code before}, with their failures. */
     public DeadRows pruneDeadOutbox(Instant before, int batchSize) {
-        List<Row> rows = distributed
-                ? deleteExporting("outbox", connection -> oneByOne(connection, OnCitus.DEAD_OUTBOX, OnCitus.PRUNE_DEAD_ROW,
-                        before, batchSize))
-                : deleteExporting("outbox", PRUNE_DEAD_OUTBOX, Tuple.of(Pg.at(before), batchSize));
+        List<Row> rows = deleteDead(before, batchSize);
         int failures = 0;
         for (Row row : rows) {
             failures += row.getInteger("failures");
@@ -305,32 +221,19 @@ public final class PgRetention {
         return new DeadRows(rows.size(), failures);
     }
 
-    /** Deletes up to {@code batchSize} ops alerts acknowledged before {@code before}. */
-    public int pruneAlerts(Instant before, int batchSize) {
-        return distributed
-                ? deleteExporting("ops_alert", connection -> oneByOne(connection, OnCitus.ALERTS, OnCitus.PRUNE_ALERT, before,
-                        batchSize)).size()
-                : deleteExporting("ops_alert", PRUNE_ALERTS, Tuple.of(Pg.at(before), batchSize)).size();
+    /** Deletes the dead rows, exported ({@link #PRUNE_DEAD_OUTBOX}): a row each, with its {@code failures}. */
+    protected List<Row> deleteDead(Instant before, int batchSize) {
+        return deleteExporting("outbox", PRUNE_DEAD_OUTBOX, Tuple.of(Pg.at(before), batchSize));
     }
 
-    /**
-     * Chooses up to {@code batchSize} rows with {@code choose} (their load and id) and deletes
-     * each with {@code deleteOne} ($1 load, $2 id, $3 {@code before}), all sent at once: a
-     * statement per row, each on its load's shard. A row changed since it was chosen (a replay)
-     * is not deleted.
-     */
-    private static List<Row> oneByOne(SqlConnection connection, String choose, String deleteOne, Instant before, int batchSize) {
-        List<Tuple> rows = new ArrayList<>();
-        for (Row chosen : Pg.await(connection.preparedQuery(choose).execute(Tuple.of(Pg.at(before), batchSize)))) {
-            rows.add(Tuple.of(chosen.getValue(0), chosen.getValue(1), Pg.at(before)));
-        }
-        List<Row> deleted = new ArrayList<>();
-        if (!rows.isEmpty()) {
-            for (RowSet<Row> each = Pg.await(connection.preparedQuery(deleteOne).executeBatch(rows)); each != null; each = each.next()) {
-                each.forEach(deleted::add);
-            }
-        }
-        return deleted;
+    /** Deletes up to {@code batchSize} ops alerts acknowledged before {@code before}. */
+    public int pruneAlerts(Instant before, int batchSize) {
+        return deleteAlerts(before, batchSize).size();
+    }
+
+    /** Deletes the alerts, exported ({@link #PRUNE_ALERTS}). */
+    protected List<Row> deleteAlerts(Instant before, int batchSize) {
+        return deleteExporting("ops_alert", PRUNE_ALERTS, Tuple.of(Pg.at(before), batchSize));
     }
 
     /** Deletes up to {@code batchSize} parked queue messages acknowledged before {@code before}. */
@@ -340,39 +243,8 @@ public final class PgRetention {
 
     /** Deletes up to {@code batchSize} fan-out handlers' records made before {@code before}. */
     public int pruneProcessed(Instant before, int batchSize) {
-        if (!distributed) {
-            return delete(PRUNE_PROCESSED, before, batchSize);
-        }
-        // the records are on the coordinator, the rows on the shards: the rows that could still be
-        // sent are read between choosing the records and deleting them (a row replayed in that
-        // moment loses its records, as it would a moment later once they are old enough)
-        List<String> handlers = new ArrayList<>();
-        List<String> events = new ArrayList<>();
-        for (Row row : Pg.await(pool.preparedQuery(OnCitus.PROCESSED).execute(Tuple.of(Pg.at(before), batchSize)))) {
-            handlers.add(row.getString("handler_name"));
-            events.add(row.getString("event_id"));
-        }
-        if (events.isEmpty()) {
-            return 0;
-        }
-        Set<String> unsent = new LinkedHashSet<>();
-        Pg.await(pool.preparedQuery(OnCitus.UNSENT).execute(Tuple.tuple()
-                        .addArrayOfString(events.stream().map(PgOutbox::loadOf).distinct().toArray(String[]::new))
-                        .addArrayOfString(events.toArray(String[]::new))))
-                .forEach(row -> unsent.add(row.getString("outbox_id")));
-        List<String> goneHandlers = new ArrayList<>();
-        List<String> goneEvents = new ArrayList<>();
-        for (int i = 0; i < events.size(); i++) {
-            if (!unsent.contains(events.get(i))) {
-                goneHandlers.add(handlers.get(i));
-                goneEvents.add(events.get(i));
-            }
-        }
-        return goneEvents.isEmpty() ? 0 : Pg.await(pool.preparedQuery(OnCitus.DELETE_PROCESSED).execute(Tuple.tuple()
-                .addArrayOfString(goneHandlers.toArray(String[]::new)).addArrayOfString(goneEvents.toArray(String[]::new))
-                .addOffsetDateTime(Pg.at(before)))).rowCount();
+        return delete(PRUNE_PROCESSED, before, batchSize);
     }
-
 
     /** Runs {@code sql} (a delete returning each row as {@code exported}) and hands the rows to the export before committing. */
     private List<Row> deleteExporting(String table, String sql, Tuple params) {
@@ -384,7 +256,7 @@ public final class PgRetention {
     }
 
     /** Runs {@code delete} (rows returned as {@code exported}) in a transaction and hands the rows to the export before committing. */
-    private List<Row> deleteExporting(String table, java.util.function.Function<SqlConnection, List<Row>> delete) {
+    protected List<Row> deleteExporting(String table, java.util.function.Function<SqlConnection, List<Row>> delete) {
         SqlConnection connection = Pg.await(pool.getConnection());
         try {
             Transaction tx = Pg.await(connection.begin());

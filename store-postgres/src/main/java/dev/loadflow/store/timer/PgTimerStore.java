@@ -1,11 +1,9 @@
 package dev.loadflow.store.timer;
 
 import dev.loadflow.model.id.TimerId;
-import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
-import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -16,34 +14,30 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * {@link TimerStore} on PostgreSQL. Due timers are claimed in one statement with
  * {@code FOR UPDATE SKIP LOCKED} and a lease ({@code claimed_until}); schedule and cancel are
  * upserts, so each is idempotent and a cancel that overtakes its schedule still wins.
  */
-public final class PgTimerStore implements TimerStore {
+public class PgTimerStore implements TimerStore {
 
-    private static final String COLUMNS =
+    protected static final String COLUMNS =
             "timer_id, fire_at, status, fired_at, cancelled_at, created_at, correlation_id, traceparent";
 
-    static final String SCHEDULE = """
+    protected static final String SCHEDULE = """
             INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id,
                                 traceparent)
             VALUES ($1, $2, $3, $4, $5, 'scheduled', $6, $7, $8)
             ON CONFLICT (timer_id) DO NOTHING""";
 
     /** A cancel of an unknown timer leaves a tombstone, so its late schedule does nothing. */
-    static final String CANCEL = """
+    protected static final String CANCEL = """
             INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
             VALUES ($1, $2, $3, $4, $5, 'cancelled', $5, $5)
             ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = excluded.cancelled_at, claimed_until = NULL
@@ -105,46 +99,13 @@ public final class PgTimerStore implements TimerStore {
                 SELECT timer_id FROM timers
                 WHERE status <> 'scheduled' AND coalesce(fired_at, cancelled_at) < $1 LIMIT $2)""";
 
-    /**
-     * The statements that differ on a schema Citus distributes ({@code loadflow.db.citus}): the
-     * key a shard can enforce is {@code (load_id, timer_id)}, so the upserts name it, and many
-     * timers are scheduled or cancelled by one call per node ({@link #byNode}), so that none is
-     * a transaction over every node; Citus locks no rows of many shards
-     * in one statement, so a claim and the look for the next
-     * {@code fire_at} go a node at a time ({@link CitusNodes}): {@code loadflow_claim_timers}
-     * and {@code loadflow_next_fire_at} run on the node that holds their probe's shard and work
-     * on its shards one by one, with {@code FOR UPDATE SKIP LOCKED} inside each, as on one
-     * PostgreSQL: two pumps never pick the same timers.
-     */
-    static final class OnCitus {
-
-        static final String SCHEDULE = PgTimerStore.SCHEDULE.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
-        static final String CANCEL = PgTimerStore.CANCEL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
-        static final String CLAIM_DUE = "SELECT " + COLUMNS + " FROM loadflow_claim_timers($1, $2, $3, $4)";
-        static final String NEXT_FIRE_AT = "SELECT loadflow_next_fire_at($1) AS fire_at";
-
-        /**
-         * {@link PgTimerStore#SCHEDULE_ALL} or {@link PgTimerStore#CANCEL_ALL} a node at a time: $1 the
-         * node's probe, $2 the probes called before it, $3 whether to cancel, $4–$7 ids, loads, asks
-         * and attempts, $8 fire times, $9 correlation ids, $10 traceparents, $11 now;
-         * {@code loadflow_timers_here} writes the node's timers in one local transaction, a row back
-         * per timer of that node ({@code owned}) with whether it was created or cancelled.
-         */
-        static final String TIMERS_HERE = "SELECT owned, changed FROM loadflow_timers_here($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
-
-        private OnCitus() {
-        }
-    }
-
-    private final Pool pool;
-    private final Clock clock;
-    private final Duration claimLease;
+    protected final Pool pool;
+    protected final Clock clock;
+    protected final Duration claimLease;
     private final Wakeups wakeups;
     private final Duration wakeWithin;
     private final String schedule;
     private final String cancel;
-    /** On Citus, the nodes a claim goes to in turn; null on one PostgreSQL. */
-    private final CitusNodes nodes;
 
     /**
      * @param claimLease how long a pump's claim on a due timer holds before another pump may fire it
@@ -161,12 +122,12 @@ public final class PgTimerStore implements TimerStore {
      *                   time without a NOTIFY: half-hour ETA timers cost the pumps nothing.
      */
     public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups, Duration wakeWithin) {
-        this(pool, clock, claimLease, wakeups, wakeWithin, false);
+        this(pool, clock, claimLease, wakeups, wakeWithin, SCHEDULE, CANCEL);
     }
 
-    /** @param distributed the schema is distributed by Citus: the statements of {@link OnCitus} */
-    public PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups, Duration wakeWithin,
-                        boolean distributed) {
+    /** @param schedule {@link #SCHEDULE}, or its form for a schema whose key is wider; {@code cancel} likewise */
+    protected PgTimerStore(Pool pool, Clock clock, Duration claimLease, Wakeups wakeups, Duration wakeWithin,
+                           String schedule, String cancel) {
         if (claimLease.isNegative() || claimLease.isZero()) {
             throw new IllegalArgumentException("the claim lease must be positive, got " + claimLease);
         }
@@ -175,13 +136,12 @@ public final class PgTimerStore implements TimerStore {
         this.claimLease = claimLease;
         this.wakeups = wakeups;
         this.wakeWithin = wakeWithin;
-        this.schedule = distributed ? OnCitus.SCHEDULE : SCHEDULE;
-        this.cancel = distributed ? OnCitus.CANCEL : CANCEL;
-        this.nodes = distributed ? new CitusNodes(pool, "timers", clock, CitusNodes.REFRESH) : null;
+        this.schedule = schedule;
+        this.cancel = cancel;
     }
 
     /** Tells the pumps of new timers, the earliest due first, unless all are due past the pumps' next look anyway. */
-    private void wake(Instant earliest) {
+    protected void wake(Instant earliest) {
         if (wakeWithin == null || earliest.isBefore(clock.instant().plus(wakeWithin))) {
             wakeups.wake(PgNotifications.TIMERS, earliest);
         }
@@ -204,36 +164,24 @@ public final class PgTimerStore implements TimerStore {
         if (batch.isEmpty()) {
             return Set.of();
         }
-        Set<TimerId> created;
-        if (nodes != null) {
-            Map<TimerId, Timer> distinct = new LinkedHashMap<>();
-            batch.forEach(timer -> distinct.putIfAbsent(timer.timerId(), timer));
-            List<Timer> timers = List.copyOf(distinct.values());
-            OffsetDateTime now = Pg.at(clock.instant());
-            Tuple group = ids(Tuple.tuple().addBoolean(false), List.copyOf(distinct.keySet()))
-                    .addArrayOfOffsetDateTime(timers.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
-                    .addArrayOfString(timers.stream().map(Timer::correlationId).toArray(String[]::new))
-                    .addArrayOfString(timers.stream().map(Timer::traceparent).toArray(String[]::new))
-                    .addOffsetDateTime(now);
-            created = byNode(group, distinct.keySet(), left -> eachOnItsShard(schedule, left.stream()
-                    .map(distinct::get).map(t -> Map.entry(t.timerId(), Tuple.of(t.timerId().toString(), t.timerId().loadId(),
-                            t.timerId().askId().toString(), t.timerId().attempt(), Pg.at(t.fireAt()), now,
-                            t.correlationId(), t.traceparent()))).toList()));
-        } else {
-            Set<TimerId> inserted = new HashSet<>();
-            Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(ids(Tuple.tuple(), batch.stream().map(Timer::timerId).toList())
-                    .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
-                    .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
-                    .addOffsetDateTime(Pg.at(clock.instant()))
-                    .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
-                    .forEach(row -> inserted.add(TimerId.parse(row.getString("timer_id"))));
-            created = inserted;
-        }
+        Set<TimerId> created = insert(batch);
         if (!created.isEmpty()) {
             wake(batch.stream().filter(t -> created.contains(t.timerId())).map(Timer::fireAt).min(Instant::compareTo)
                     .orElseThrow());
         }
         return created;
+    }
+
+    /** Schedules the batch in one statement ({@link #SCHEDULE_ALL}); returns the timers it created. */
+    protected Set<TimerId> insert(List<Timer> batch) {
+        Set<TimerId> inserted = new HashSet<>();
+        Pg.await(pool.preparedQuery(SCHEDULE_ALL).execute(ids(Tuple.tuple(), batch.stream().map(Timer::timerId).toList())
+                .addArrayOfOffsetDateTime(batch.stream().map(t -> Pg.at(t.fireAt())).toArray(OffsetDateTime[]::new))
+                .addArrayOfString(batch.stream().map(Timer::correlationId).toArray(String[]::new))
+                .addOffsetDateTime(Pg.at(clock.instant()))
+                .addArrayOfString(batch.stream().map(Timer::traceparent).toArray(String[]::new))))
+                .forEach(row -> inserted.add(TimerId.parse(row.getString("timer_id"))));
+        return inserted;
     }
 
     @Override
@@ -242,16 +190,11 @@ public final class PgTimerStore implements TimerStore {
         if (distinct.isEmpty()) {
             return Set.of();
         }
-        if (nodes != null) {
-            OffsetDateTime at = Pg.at(now);
-            Tuple group = ids(Tuple.tuple().addBoolean(true), distinct)
-                    .addArrayOfOffsetDateTime(distinct.stream().map(id -> at).toArray(OffsetDateTime[]::new))
-                    .addArrayOfString(new String[distinct.size()])
-                    .addArrayOfString(new String[distinct.size()])
-                    .addOffsetDateTime(at);
-            return byNode(group, distinct, left -> eachOnItsShard(cancel, left.stream().map(id -> Map.entry(id,
-                    Tuple.of(id.toString(), id.loadId(), id.askId().toString(), id.attempt(), at))).toList()));
-        }
+        return cancel(distinct, now);
+    }
+
+    /** Cancels the timers, each once, in one statement ({@link #CANCEL_ALL}); returns those it cancelled. */
+    protected Set<TimerId> cancel(List<TimerId> distinct, Instant now) {
         Set<TimerId> cancelled = new HashSet<>();
         Pg.await(pool.preparedQuery(CANCEL_ALL).execute(ids(Tuple.tuple(), distinct).addOffsetDateTime(Pg.at(now))))
                 .forEach(row -> cancelled.add(TimerId.parse(row.getString("timer_id"))));
@@ -259,55 +202,12 @@ public final class PgTimerStore implements TimerStore {
     }
 
     /** Adds the timers' ids, loads, asks and attempts to {@code params}, an array each. */
-    private static Tuple ids(Tuple params, List<TimerId> timerIds) {
+    protected static Tuple ids(Tuple params, List<TimerId> timerIds) {
         return params
                 .addArrayOfString(timerIds.stream().map(TimerId::toString).toArray(String[]::new))
                 .addArrayOfString(timerIds.stream().map(TimerId::loadId).toArray(String[]::new))
                 .addArrayOfString(timerIds.stream().map(id -> id.askId().toString()).toArray(String[]::new))
                 .addArrayOfInteger(timerIds.stream().map(TimerId::attempt).toArray(Integer[]::new));
-    }
-
-    /**
-     * On Citus: every node schedules or cancels its timers of the group at once, in one local
-     * transaction ({@link OnCitus#TIMERS_HERE}); a timer no node took (its shard was moving, or lies
-     * on a node added since the probes were read) is then sent {@code alone}, as every timer is when
-     * the group's loads are fewer than the nodes. Returns the timers created or cancelled.
-     */
-    private Set<TimerId> byNode(Tuple group, Collection<TimerId> timerIds,
-                                Function<List<TimerId>, Set<TimerId>> alone) {
-        if (nodes.fewerThanNodes((int) timerIds.stream().map(TimerId::loadId).distinct().count())) {
-            return alone.apply(List.copyOf(timerIds));
-        }
-        Set<String> owned = new HashSet<>();
-        Set<TimerId> changed = new HashSet<>();
-        for (Row row : nodes.rowsOfEveryNode(OnCitus.TIMERS_HERE, group)) {
-            owned.add(row.getString("owned"));
-            if (row.getBoolean("changed")) {
-                changed.add(TimerId.parse(row.getString("owned")));
-            }
-        }
-        List<TimerId> left = timerIds.stream().filter(id -> !owned.contains(id.toString())).toList();
-        if (!left.isEmpty()) {
-            changed.addAll(alone.apply(left));
-        }
-        return changed;
-    }
-
-    /**
-     * On Citus: one statement per timer, all sent at once, each on its load's shard and committed
-     * there. One statement for many loads would be a transaction over every node, committed in two
-     * phases. Returns the timers a statement changed.
-     */
-    private Set<TimerId> eachOnItsShard(String statement, List<Map.Entry<TimerId, Tuple>> timers) {
-        List<Future<RowSet<Row>>> sent = timers.stream().map(t -> pool.preparedQuery(statement).execute(t.getValue())).toList();
-        Pg.await(Future.all(sent));
-        Set<TimerId> changed = new HashSet<>();
-        for (int i = 0; i < timers.size(); i++) {
-            if (sent.get(i).result().rowCount() == 1) {
-                changed.add(timers.get(i).getKey());
-            }
-        }
-        return changed;
     }
 
     @Override
@@ -318,23 +218,14 @@ public final class PgTimerStore implements TimerStore {
 
     @Override
     public List<Timer> due(Instant now, int limit) {
-        List<Timer> due;
-        if (nodes == null) {
-            due = map(Pg.await(pool.preparedQuery(CLAIM_DUE).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(claimLease)), limit))));
-        } else {
-            due = new ArrayList<>();
-            for (String probe : nodes.inTurn()) {
-                RowSet<Row> rows = nodes.onNode(OnCitus.CLAIM_DUE, Tuple.of(probe, Pg.at(now), Pg.at(now.plus(claimLease)), limit - due.size()));
-                if (rows != null) {
-                    due.addAll(map(rows));
-                }
-                if (due.size() >= limit) {
-                    break;
-                }
-            }
-        }
+        List<Timer> due = claim(now, limit);
         due.sort(Comparator.comparing(Timer::fireAt));
         return due;
+    }
+
+    /** Claims up to {@code limit} due timers in one statement ({@link #CLAIM_DUE}). */
+    protected List<Timer> claim(Instant now, int limit) {
+        return map(Pg.await(pool.preparedQuery(CLAIM_DUE).execute(Tuple.of(Pg.at(now), Pg.at(now.plus(claimLease)), limit))));
     }
 
     @Override
@@ -359,19 +250,8 @@ public final class PgTimerStore implements TimerStore {
 
     @Override
     public Optional<Instant> nextFireAt() {
-        if (nodes == null) {
-            var rows = Pg.await(pool.preparedQuery(NEXT_FIRE_AT).execute());
-            return rows.size() == 0 ? Optional.empty() : Optional.of(Pg.instant(rows.iterator().next(), "fire_at"));
-        }
-        Optional<Instant> earliest = Optional.empty();
-        for (String probe : nodes.inTurn()) {
-            RowSet<Row> rows = nodes.onNode(OnCitus.NEXT_FIRE_AT, Tuple.of(probe));
-            Instant next = rows == null ? null : Pg.instant(rows.iterator().next(), "fire_at");
-            if (next != null && (earliest.isEmpty() || next.isBefore(earliest.get()))) {
-                earliest = Optional.of(next);
-            }
-        }
-        return earliest;
+        var rows = Pg.await(pool.preparedQuery(NEXT_FIRE_AT).execute());
+        return rows.size() == 0 ? Optional.empty() : Optional.of(Pg.instant(rows.iterator().next(), "fire_at"));
     }
 
     @Override
@@ -379,7 +259,7 @@ public final class PgTimerStore implements TimerStore {
         return Pg.await(pool.preparedQuery(PRUNE).execute(Tuple.of(Pg.at(before), batchSize))).rowCount();
     }
 
-    private static List<Timer> map(RowSet<Row> rows) {
+    protected static List<Timer> map(RowSet<Row> rows) {
         List<Timer> timers = new ArrayList<>(rows.size());
         for (Row row : rows) {
             timers.add(new Timer(TimerId.parse(row.getString("timer_id")), Pg.instant(row, "fire_at"),

@@ -1,5 +1,8 @@
 package dev.loadflow.store.alert;
 
+import dev.loadflow.store.pg.Wakeups;
+import java.time.Clock;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,10 +18,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * however often the dispatcher raises it, and acknowledged once, audited. Runs on Citus as on
  * PostgreSQL ({@code .ci/run}).
  */
-class PgOpsAlertsTest {
+public class PgOpsAlertsTest {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("ops_alerts");
+    protected static final PgBackend PG = new PgBackend("ops_alerts");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     private static final Instant T0 = Instant.parse("2026-12-02T07:00:00Z");
     private static final String LOAD = "481207";
@@ -29,7 +37,7 @@ class PgOpsAlertsTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        alerts = new PgOpsAlerts(PG.pool(), PG.database().citus());
+        alerts = stores(Clock.systemUTC(), Wakeups.NONE).opsAlerts();
     }
 
     @Test

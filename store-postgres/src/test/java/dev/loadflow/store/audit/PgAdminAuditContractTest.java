@@ -3,10 +3,10 @@ package dev.loadflow.store.audit;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class PgAdminAuditContractTest extends AdminAuditContract {
+public class PgAdminAuditContractTest extends AdminAuditContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("admin_audit");
+    protected static final PgBackend PG = new PgBackend("admin_audit");
 
     @Override
     protected AdminAudit adminAudit() {

@@ -1,5 +1,6 @@
 package dev.loadflow.store.driver;
 
+import java.time.Clock;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.time.FakeClock;
@@ -19,10 +20,15 @@ import static dev.loadflow.testing.Fixtures.decision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A driver's number leads to the load it drives now, and never through an assignment its load refused. */
-class PgDriverLoadsTest {
+public class PgDriverLoadsTest {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("drivers");
+    protected static final PgBackend PG = new PgBackend("drivers");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     private static final String DRIVER = "+15550100";
     private final FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T06:00:00Z"));
@@ -32,7 +38,7 @@ class PgDriverLoadsTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        events = new PgStores(PG.pool(), clock, Wakeups.NONE, PG.database().citus()).eventStore();
+        events = stores(clock, Wakeups.NONE).eventStore();
         drivers = new PgDriverLoads(PG.pool());
     }
 

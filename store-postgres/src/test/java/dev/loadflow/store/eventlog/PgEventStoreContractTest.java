@@ -1,5 +1,7 @@
 package dev.loadflow.store.eventlog;
 
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.testing.PgBackend;
@@ -8,27 +10,24 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Clock;
 import java.time.Duration;
 
-class PgEventStoreContractTest extends EventStoreContract {
+public class PgEventStoreContractTest extends EventStoreContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("event_store");
+    protected static final PgBackend PG = new PgBackend("event_store");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     @Override
     protected EventStore eventStore(Clock clock) {
-        return new PgEventStore(PG.pool(), clock, PG.wakeups(), PG.database().citus());
+        return stores(clock, PG.wakeups()).eventStore();
     }
 
     @Override
     protected Outbox outbox(Clock clock) {
         return new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90));
-    }
-
-    @Override
-    protected boolean appendedTogether(String loadA, String loadB) {
-        return !PG.database().citus() || PG.database().count("""
-                SELECT count(DISTINCT groupid) FROM pg_dist_placement
-                WHERE shardid IN (get_shard_id_for_distribution_column('event_log', '%s'),
-                                  get_shard_id_for_distribution_column('event_log', '%s'))""".formatted(loadA, loadB)) == 1;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.loadflow.store.outbox;
 
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.store.eventlog.EventStore;
@@ -23,19 +25,24 @@ import static dev.loadflow.testing.Fixtures.outboxRows;
 import static dev.loadflow.testing.Fixtures.ping;
 import static org.assertj.core.api.Assertions.assertThat;
 
-class PgOutboxContractTest extends OutboxContract {
+public class PgOutboxContractTest extends OutboxContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("outbox");
+    protected static final PgBackend PG = new PgBackend("outbox");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     @Override
     protected Outbox outbox(Clock clock, Duration lease) {
-        return new PgOutbox(PG.pool(), clock, lease, PG.database().citus());
+        return stores(clock, PG.wakeups()).outbox(lease);
     }
 
     @Override
     protected EventStore eventStore(Clock clock) {
-        return new PgEventStore(PG.pool(), clock, PG.wakeups(), PG.database().citus());
+        return stores(clock, PG.wakeups()).eventStore();
     }
 
     @Override
@@ -46,11 +53,6 @@ class PgOutboxContractTest extends OutboxContract {
     @Override
     protected void reset() {
         PG.database().truncateAll();
-    }
-
-    @Override
-    protected boolean oldestFirstAcrossLoads() {
-        return !PG.database().citus();
     }
 
     /** {@code load}'s log with a ping and the decision that asked the driver for an ETA; the SMS row's id. */

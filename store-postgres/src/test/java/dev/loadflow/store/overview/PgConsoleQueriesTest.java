@@ -1,5 +1,6 @@
 package dev.loadflow.store.overview;
 
+import java.time.Clock;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.event.EventPayload;
@@ -38,10 +39,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * coordinator. Two loads: A assigned to client-a, asked for its ETA, its SMS dead and its timer
  * waiting; B assigned to client-b, moved on to {@code delivered} and held.
  */
-class PgConsoleQueriesTest {
+public class PgConsoleQueriesTest {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("console_queries");
+    protected static final PgBackend PG = new PgBackend("console_queries");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     private static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
     private static final String A = "load-a-481207";
@@ -59,7 +65,7 @@ class PgConsoleQueriesTest {
     @BeforeEach
     void twoLoads() {
         PG.database().truncateAll();
-        stores = new PgStores(PG.pool(), clock, Wakeups.NONE, PG.database().citus());
+        stores = stores(clock, Wakeups.NONE);
         directory = stores.loadDirectory();
         EventStore events = stores.eventStore();
         Outbox outbox = stores.outbox(Duration.ofSeconds(90));

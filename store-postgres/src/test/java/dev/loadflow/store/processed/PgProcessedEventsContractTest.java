@@ -3,10 +3,10 @@ package dev.loadflow.store.processed;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class PgProcessedEventsContractTest extends ProcessedEventsContract {
+public class PgProcessedEventsContractTest extends ProcessedEventsContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("processed");
+    protected static final PgBackend PG = new PgBackend("processed");
 
     @Override
     protected ProcessedEvents processedEvents() {

@@ -3,10 +3,10 @@ package dev.loadflow.store.provider;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class PgProviderMessagesContractTest extends ProviderMessagesContract {
+public class PgProviderMessagesContractTest extends ProviderMessagesContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("provider");
+    protected static final PgBackend PG = new PgBackend("provider");
 
     @Override
     protected ProviderMessages providerMessages() {

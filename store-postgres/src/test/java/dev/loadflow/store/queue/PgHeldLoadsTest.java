@@ -1,5 +1,7 @@
 package dev.loadflow.store.queue;
 
+import java.time.Clock;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.model.event.EventPayload;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.MessageSkipped;
@@ -23,10 +25,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@code held_load} on PostgreSQL: an operator's change, its log entry and its audit row are all or nothing. */
-class PgHeldLoadsTest {
+public class PgHeldLoadsTest {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("held_loads");
+    protected static final PgBackend PG = new PgBackend("held_loads");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     private static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
 
@@ -37,8 +44,8 @@ class PgHeldLoadsTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        held = new PgHeldLoads(PG.pool(), clock);
-        events = new PgEventStore(PG.pool(), clock, Wakeups.NONE, PG.database().citus());
+        held = stores(clock, Wakeups.NONE).heldLoads();
+        events = stores(clock, Wakeups.NONE).eventStore();
     }
 
     private static AuditRecord audit(String action) {

@@ -1,5 +1,6 @@
 package dev.loadflow.store.queue;
 
+import dev.loadflow.store.PgStores;
 import dev.loadflow.store.audit.AdminAudit;
 import dev.loadflow.store.audit.PgAdminAudit;
 import dev.loadflow.model.event.InboundEvent;
@@ -40,10 +41,15 @@ import java.util.function.Supplier;
 import static dev.loadflow.testing.Fixtures.newLoadId;
 import static org.assertj.core.api.Assertions.assertThat;
 
-class PgLoadQueueContractTest extends LoadQueueContract {
+public class PgLoadQueueContractTest extends LoadQueueContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("load_queue");
+    protected static final PgBackend PG = new PgBackend("load_queue");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     @Override
     protected QueueBackend backend(Clock clock, Duration visibilityTimeout) {
@@ -52,8 +58,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     }
 
     private LoadQueue loadQueue(Clock clock, Duration visibilityTimeout) {
-        return new PgLoadQueue(PG.pool(), clock, visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE), PG.wakeups(),
-                PG.database().citus());
+        return stores(clock, PG.wakeups()).queue(visibilityTimeout, PG.notifications().signal(PgNotifications.QUEUE));
     }
 
     @Override
@@ -72,7 +77,7 @@ class PgLoadQueueContractTest extends LoadQueueContract {
 
     private Ingest ingestWithOneEventLogged() {
         FakeClock clock = FakeClock.at(Instant.parse("2026-11-30T07:00:00Z"));
-        PgEventStore events = new PgEventStore(PG.pool(), clock, Wakeups.NONE, PG.database().citus());
+        PgEventStore events = stores(clock, Wakeups.NONE).eventStore();
         String load = newLoadId();
         InboundEvent logged = Fixtures.ping(load, "ping_1", clock.instant());
         events.append(load, List.of(logged), 0, List.of());
@@ -132,8 +137,8 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     @Test
     void anAckThatLeavesALoadMoreWorkWakesTheLongPollsOfThisInstance() {
         WakeupSignal wakeup = new WakeupSignal();
-        PgLoadQueue queue = new PgLoadQueue(PG.pool(), FakeClock.at(Instant.parse("2026-11-30T07:00:00Z")),
-                Duration.ofMinutes(5), wakeup, Wakeups.NONE, PG.database().citus());
+        PgLoadQueue queue = stores(FakeClock.at(Instant.parse("2026-11-30T07:00:00Z")), Wakeups.NONE)
+                .queue(Duration.ofMinutes(5), wakeup);
         String busy = newLoadId();
         String single = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(busy, "m1", "{}"), new QueueMessage(busy, "m2", "{}"),
@@ -217,8 +222,8 @@ class PgLoadQueueContractTest extends LoadQueueContract {
     }
 
     /** A queue of its own on {@code clock} (5-minute visibility), woken by nothing: receives with no wait. */
-    private static PgLoadQueue queueAt(FakeClock clock) {
-        return new PgLoadQueue(PG.pool(), clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE, PG.database().citus());
+    private PgLoadQueue queueAt(FakeClock clock) {
+        return stores(clock, Wakeups.NONE).queue(Duration.ofMinutes(5), new WakeupSignal());
     }
 
     private static final String EXPLAIN = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ";

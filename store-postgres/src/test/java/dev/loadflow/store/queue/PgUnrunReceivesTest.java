@@ -19,10 +19,10 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code queue_unrun_receive}: what an SQS queue takes off a message's receive count, on PostgreSQL. */
-class PgUnrunReceivesTest {
+public class PgUnrunReceivesTest {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("unrun_receives");
+    protected static final PgBackend PG = new PgBackend("unrun_receives");
 
     private static final Instant T0 = Instant.parse("2026-12-03T07:00:00Z");
 

@@ -79,7 +79,7 @@ class QueueEarlierFormsMigrationTest {
         vertx = Vertx.vertx();
         Pool pool = database.pool(vertx, 2);
         FakeClock clock = FakeClock.at(T);
-        PgLoadQueue queue = new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE, false);
+        PgLoadQueue queue = new PgLoadQueue(pool, clock, Duration.ofMinutes(5), new WakeupSignal(), Wakeups.NONE);
         assertThat(queue.receive(10, 5, Duration.ZERO)).as("a in flight until 07:01, b given back until 08:00").isEmpty();
 
         assertThat(queue.wake("load-b", held)).as("the held load's retry wakes it by its rewritten handle").isTrue();

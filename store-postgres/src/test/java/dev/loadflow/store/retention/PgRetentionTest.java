@@ -1,5 +1,6 @@
 package dev.loadflow.store.retention;
 
+import java.time.Clock;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogArchived;
@@ -36,10 +37,20 @@ import static dev.loadflow.testing.Waits.await;
  * pending row, a timer, a held load or a queued message needs goes, and a late append wins
  * over the move.
  */
-class PgRetentionTest {
+public class PgRetentionTest {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("retention");
+    protected static final PgBackend PG = new PgBackend("retention");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
+
+    /** Counts the moves to the archive waiting on a row lock. */
+    protected String movesWaitingOnALock() {
+        return "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH idle AS%'";
+    }
 
     private static final Instant T0 = Instant.parse("2026-08-01T07:00:00Z");
     private static final Instant LATER = T0.plus(Duration.ofDays(91));
@@ -52,12 +63,12 @@ class PgRetentionTest {
     @BeforeEach
     void setUp() {
         PG.database().truncateAll();
-        events = new PgStores(PG.pool(), clock, Wakeups.NONE, PG.database().citus()).eventStore();
+        events = stores(clock, Wakeups.NONE).eventStore();
         retention = retention(PgRetention.Export.NONE);
     }
 
-    private static PgRetention retention(PgRetention.Export export) {
-        return new PgRetention(PG.pool(), export, PG.database().citus());
+    private PgRetention retention(PgRetention.Export export) {
+        return stores(clock, Wakeups.NONE).retention(export);
     }
 
     /** Logs a ping and its (empty) decision for {@code loadId}, recorded now. */
@@ -171,10 +182,7 @@ class PgRetentionTest {
                             '{"eventId": "sms_1"}')""");
             CompletableFuture<PgRetention.Archived> move = CompletableFuture.supplyAsync(
                     () -> retention.archiveIdleLoads(CUTOFF, LATER, 100));
-            // on Citus the move's marker waits on the worker that holds the load's shard, as an insert of its own
-            String waiting = PG.database().citus()
-                    ? "SELECT count(*) FROM citus_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %event_log%'"
-                    : "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH idle AS%'";
+            String waiting = movesWaitingOnALock();
             await().atMost(Duration.ofSeconds(20)).until(() -> PG.database().count(waiting) == 1);
             writer.commit();
 

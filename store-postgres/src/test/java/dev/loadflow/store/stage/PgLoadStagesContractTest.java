@@ -3,10 +3,10 @@ package dev.loadflow.store.stage;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class PgLoadStagesContractTest extends LoadStagesContract {
+public class PgLoadStagesContractTest extends LoadStagesContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("stages");
+    protected static final PgBackend PG = new PgBackend("stages");
 
     @Override
     protected LoadStages loadStages() {

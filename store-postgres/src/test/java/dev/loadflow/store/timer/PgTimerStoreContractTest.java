@@ -1,19 +1,26 @@
 package dev.loadflow.store.timer;
 
+import dev.loadflow.store.pg.Wakeups;
+import dev.loadflow.store.PgStores;
 import dev.loadflow.testing.PgBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Clock;
 import java.time.Duration;
 
-class PgTimerStoreContractTest extends TimerStoreContract {
+public class PgTimerStoreContractTest extends TimerStoreContract {
 
     @RegisterExtension
-    static final PgBackend PG = new PgBackend("timers");
+    protected static final PgBackend PG = new PgBackend("timers");
+
+    /** The stores under test: PostgreSQL's (a backend of its own overrides this in its subclass of the suite). */
+    protected PgStores stores(Clock clock, Wakeups wakeups) {
+        return new PgStores(PG.pool(), clock, wakeups);
+    }
 
     @Override
     protected TimerStore timerStore(Clock clock, Duration claimLease) {
-        return new PgTimerStore(PG.pool(), clock, claimLease, PG.wakeups(), null, PG.database().citus());
+        return stores(clock, PG.wakeups()).timers(claimLease, null);
     }
 
     @Override

@@ -6,7 +6,6 @@ import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.outbox.PgOutbox;
-import dev.loadflow.store.pg.CitusNodes;
 import dev.loadflow.store.pg.Wakeups;
 import dev.loadflow.store.timer.PgTimerStore;
 import dev.loadflow.store.timer.Timer;
@@ -37,7 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * claim holds dispatched once, wherever its shard went, as its timers, a node at a time, are
  * scheduled and cancelled once each.
  */
-class PgCitusClaimsTest {
+class CitusClaimsTest {
 
     @RegisterExtension
     static final PgBackend PG = new PgBackend("citus_claims");
@@ -66,7 +65,7 @@ class PgCitusClaimsTest {
     void whenTheShardOfANodesProbeMovesEveryRowIsStillClaimedOnceWithinTheRefresh() {
         List<String> staged = stage(40);
         FakeClock clock = FakeClock.at(T0);
-        PgOutbox outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90), true);
+        PgOutbox outbox = new CitusOutbox(PG.pool(), clock, Duration.ofSeconds(90));
         Map<String, Integer> claims = new HashMap<>();
         claimInto(claims, outbox.pending(1, clock.instant()));
 
@@ -95,7 +94,7 @@ class PgCitusClaimsTest {
     void aDispatchersMarksReachEveryNodesRowsOnceAndLeaveAStaleClaimPending() {
         List<String> staged = stage(24);
         FakeClock clock = FakeClock.at(T0);
-        PgOutbox outbox = new PgOutbox(PG.pool(), clock, Duration.ofSeconds(90), true);
+        PgOutbox outbox = new CitusOutbox(PG.pool(), clock, Duration.ofSeconds(90));
         List<OutboxRow> claimed = new ArrayList<>();
         List<OutboxRow> batch;
         while (!(batch = outbox.pending(10, clock.instant())).isEmpty()) {
@@ -131,7 +130,7 @@ class PgCitusClaimsTest {
     @Test
     void aDispatchersTimersReachEveryNodeOnceWhereverTheirShardsWentAndACancelStillWins() {
         FakeClock clock = FakeClock.at(T0);
-        PgTimerStore store = new PgTimerStore(PG.pool(), clock, Duration.ofSeconds(90), Wakeups.NONE, null, true);
+        PgTimerStore store = new CitusTimerStore(PG.pool(), clock, Duration.ofSeconds(90), Wakeups.NONE, null);
         List<Timer> timers = new ArrayList<>();
         for (int i = 0; i < 24; i++) {
             timers.add(Timer.schedule(TimerId.of("citus-timers-" + i, AskId.of("eta_request", "ping_0700"), 1),

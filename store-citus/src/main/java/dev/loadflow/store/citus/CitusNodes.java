@@ -1,4 +1,6 @@
-package dev.loadflow.store.pg;
+package dev.loadflow.store.citus;
+
+import dev.loadflow.store.pg.Pg;
 
 import io.vertx.core.Future;
 import io.vertx.pgclient.PgException;
@@ -53,6 +55,11 @@ public final class CitusNodes {
         this.table = table;
         this.clock = clock;
         this.refresh = refresh;
+    }
+
+    /** The pool the calls go through (to the coordinator, which sends each to its node). */
+    public Pool pool() {
+        return pool;
     }
 
     /** The probes, one per node, starting one node further than the last call did. */
@@ -122,25 +129,6 @@ public final class CitusNodes {
         return calls;
     }
 
-    /**
-     * {@link #onEveryNode}, the rows of every node that answered: a node's refusal of its probe
-     * leaves its rows to the caller (they are not among those returned); any other failure is
-     * thrown, after every call answered.
-     */
-    public List<Row> rowsOfEveryNode(String statement, Tuple rest) {
-        List<Row> rows = new ArrayList<>();
-        for (Future<RowSet<Row>> call : onEveryNode(statement, rest)) {
-            if (call.failed()) {
-                if (refused(call.cause())) {
-                    continue;
-                }
-                throw call.cause() instanceof RuntimeException e ? e : new IllegalStateException(call.cause());
-            }
-            call.result().forEach(rows::add);
-        }
-        return rows;
-    }
-
     /** Waits until every call answered; a failure is thrown only when some call never did (told apart call by call else). */
     public static void awaitEvery(List<Future<RowSet<Row>>> calls) {
         try {
@@ -162,6 +150,15 @@ public final class CitusNodes {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether {@code error} is a unique violation that names no constraint: how Citus reports one
+     * a shard raised (the shard's message, not its fields). The caller tells which key it was from
+     * the rows, as {@link Pg#violates} tells it from the name on one PostgreSQL.
+     */
+    public static boolean violatesUnnamed(Throwable error) {
+        return error instanceof PgException pg && Pg.UNIQUE_VIOLATION.equals(pg.getSqlState()) && pg.getConstraint() == null;
     }
 
     private List<String> read() {
