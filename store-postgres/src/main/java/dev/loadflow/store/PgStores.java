@@ -22,7 +22,7 @@ import java.time.Duration;
  * The PostgreSQL stores of one database, built in one place: each on the same pool and clock,
  * telling the same {@link Wakeups} of what it committed. The services and the evals build their
  * stores here; what differs between them (a lease, a visibility timeout) is an argument of the
- * store it belongs to. A schema distributed by Citus has stores of its own, built by a subclass
+ * store it belongs to. A schema Citus shards by load has stores of its own, built by a subclass
  * of this one (module {@code store-citus}).
  */
 public class PgStores {

@@ -45,9 +45,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class GenericPlansTest {
 
-    private static final List<Class<?>> STORES = List.of(PgEventStore.class, PgLoadQueue.class, PgHeldLoads.class,
-            PgOutbox.class, PgChannelCircuits.class, PgTimerStore.class, PgProcessedEvents.class, PgLoadStages.class,
-            PgRetention.class, PgOpsAlerts.class, PgAdminAudit.class, AuditInsert.class);
+    private static final List<Class<?>> STORES = List.of(PgEventStore.class, PgLoadQueue.class, statementsOf("queue.Queue"),
+            PgHeldLoads.class, PgOutbox.class, statementsOf("outbox.Outbox"), PgChannelCircuits.class, PgTimerStore.class,
+            PgProcessedEvents.class, PgLoadStages.class, PgRetention.class, PgOpsAlerts.class, PgAdminAudit.class,
+            AuditInsert.class);
 
     /** Statements that read a whole table on purpose: the held loads (a row per load held by poison) counted and listed. */
     private static final Set<String> SCANS_ON_PURPOSE = Set.of("PgHeldLoads.COUNT", "PgHeldLoads.LIST");
@@ -99,7 +100,7 @@ class GenericPlansTest {
     @Test
     void aStatementOnTheLogReadsOnlyItsLoadsPartition() throws Exception {
         int contains = partitionsRead(PgEventStore.class, "CONTAINS", "('load-1', 'e-1')");
-        int ingest = partitionsRead(PgLoadQueue.class, "ENQUEUE_ALL_UNLESS_LOGGED",
+        int ingest = partitionsRead(statementsOf("queue.Queue"), "ENQUEUE_ALL_UNLESS_LOGGED",
                 "(ARRAY['load-1'], ARRAY['e-1'], ARRAY['{}'], now())");
 
         assertThat(contains).as("pruned when it runs, not when it is planned").isEqualTo(1);
@@ -160,6 +161,15 @@ class GenericPlansTest {
                     .isEqualTo(unanalyzed.get("event_log"));
         }
         assertThat(conditions).as("plan lines that filter, join or sort on a column without statistics").isEmpty();
+    }
+
+    /** A store's statements class, kept in its store's package ({@code dev.loadflow.store.<name>Statements}). */
+    private static Class<?> statementsOf(String name) {
+        try {
+            return Class.forName("dev.loadflow.store." + name + "Statements");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** How many of the log's partitions the statement's generic plan reads, run (and rolled back) with {@code arguments}. */

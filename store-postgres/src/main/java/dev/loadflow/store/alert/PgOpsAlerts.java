@@ -56,7 +56,7 @@ public class PgOpsAlerts implements OpsAlerts {
 
     @Override
     public boolean raise(String loadId, String outboxId, String actionType, String kind, String message, Instant now) {
-        // the rows returned, not the count: a distributed INSERT ... SELECT counts the rows it chose, inserted or not
+        // the rows returned, not the count: an INSERT ... SELECT that Citus plans counts the rows it chose, inserted or not
         return Pg.await(pool.preparedQuery(raise).execute(Tuple.of(loadId, outboxId, actionType, kind, message,
                 Pg.at(now)))).size() == 1;
     }

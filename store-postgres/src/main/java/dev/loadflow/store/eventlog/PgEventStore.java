@@ -73,7 +73,7 @@ public class PgEventStore implements EventStore {
 
     /**
      * CONTAINS for many: the pairs asked for among the entries of those loads with those ids ($1
-     * the loads, $2 the ids; the caller keeps the pairs it asked), in a shape a distributed log routes to
+     * the loads, $2 the ids; the caller keeps the pairs it asked), in a shape a sharded log routes to
      * the loads' shards.
      */
     protected static final String CONTAINS_ANY = """

@@ -70,7 +70,7 @@ public final class PgDeadLetters implements DeadLetters {
                 .execute(Tuple.of(loadId, messageId))
                 .compose(rows -> rows.size() == 0
                         ? Future.<Long>succeededFuture(null)
-                        : conn.preparedQuery(PgLoadQueue.ENQUEUE).execute(Tuple.of(loadId, messageId,
+                        : conn.preparedQuery(QueueStatements.ENQUEUE).execute(Tuple.of(loadId, messageId,
                                         rows.iterator().next().getString("body"), Pg.at(now)))
                                 .compose(queued -> conn.preparedQuery(AuditInsert.INSERT).execute(
                                         AuditInsert.bind(Tuple.tuple(), audit, now).addString("{\"redriven\": true}")))

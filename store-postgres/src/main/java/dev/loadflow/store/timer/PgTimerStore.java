@@ -67,7 +67,7 @@ public class PgTimerStore implements TimerStore {
                 WHERE timers.status = 'scheduled'
             RETURNING timer_id""";
 
-    /** MATERIALIZED: the locking subquery runs once, so a claim never takes more than its limit (see PgOutbox.CLAIM). */
+    /** MATERIALIZED: the locking subquery runs once, so a claim never takes more than its limit (see OutboxStatements.CLAIM). */
     static final String CLAIM_DUE = """
             WITH due AS MATERIALIZED (
                 SELECT timer_id AS due_id FROM timers

@@ -172,7 +172,7 @@ public class PgLoadQueueContractTest extends LoadQueueContract {
         long buffers = afterAcking300Messages(queue, load, () -> {
             last[0] = queue.receive(1, Duration.ZERO).getFirst();
             PgReceiptHandle handle = PgReceiptHandle.parse(last[0].receiptHandle());
-            return buffers(Pg.await(PG.pool().preparedQuery(EXPLAIN + PgLoadQueue.ACK_ALL).execute(Tuple.tuple()
+            return buffers(Pg.await(PG.pool().preparedQuery(EXPLAIN + QueueStatements.ACK_ALL).execute(Tuple.tuple()
                     .addArrayOfUUID(new UUID[]{handle.uuid()}).addOffsetDateTime(Pg.at(clock.instant()))
                     .addArrayOfString(new String[]{load}).addArrayOfLong(new Long[]{handle.id()}))));
         });
@@ -200,7 +200,7 @@ public class PgLoadQueueContractTest extends LoadQueueContract {
                 calls = calls.compose(before -> conn.query("SET LOCAL plan_cache_mode = " + plans).execute());
                 for (int call = 0; call < 4; call++) {
                     boolean first = call == 0;
-                    calls = calls.compose(before -> conn.preparedQuery(EXPLAIN + PgLoadQueue.RECEIVE).execute(receive))
+                    calls = calls.compose(before -> conn.preparedQuery(EXPLAIN + QueueStatements.RECEIVE).execute(receive))
                             .compose(explained -> {
                                 if (!first) {
                                     measured.merge(plans, buffers(explained), Math::min);
@@ -209,7 +209,7 @@ public class PgLoadQueueContractTest extends LoadQueueContract {
                             });
                 }
             }
-            return calls.compose(measuredAll -> conn.preparedQuery(PgLoadQueue.RECEIVE).execute(receive)).map(delivered -> measured);
+            return calls.compose(measuredAll -> conn.preparedQuery(QueueStatements.RECEIVE).execute(receive)).map(delivered -> measured);
         })));
 
         assertThat(Pg.await(PG.pool().preparedQuery("SELECT message_id FROM load_queue WHERE load_id = $1 AND receipt_handle IS NOT NULL")
@@ -293,7 +293,7 @@ public class PgLoadQueueContractTest extends LoadQueueContract {
         String load = newLoadId();
         queue.enqueueAll(List.of(new QueueMessage(load, "m1", "{}")));
 
-        UpdateCounts counts = groupUpdatesOf(conn -> conn.preparedQuery(PgLoadQueue.RECEIVE)
+        UpdateCounts counts = groupUpdatesOf(conn -> conn.preparedQuery(QueueStatements.RECEIVE)
                 .execute(Tuple.of(Pg.at(clock.instant()), 10, Pg.at(clock.instant().plusSeconds(300)), 1)));
 
         assertThat(counts.updated()).as("the group's row updated by the delivery").isEqualTo(1);
