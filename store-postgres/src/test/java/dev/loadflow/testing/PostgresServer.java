@@ -206,9 +206,22 @@ public final class PostgresServer {
         TestDatabase schema = new TestDatabase(this, adminDatabase, name);
         if (migrate) {
             Flyway.configure().dataSource(schema.jdbcUrl(), user, password).schemas(name)
-                    .locations("classpath:db/migration").load().migrate();
+                    .locations("classpath:db/migration").callbacks(citusSchema()).load().migrate();
         }
         return schema;
+    }
+
+    /**
+     * The callback that distributes a migrated schema on Citus (module {@code store-citus}, on the
+     * classpath of every suite that runs on a coordinator).
+     */
+    private static org.flywaydb.core.api.callback.Callback citusSchema() {
+        try {
+            return (org.flywaydb.core.api.callback.Callback) Class.forName("dev.loadflow.store.citus.CitusSchema")
+                    .getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("a suite on a Citus coordinator needs store-citus on its classpath", e);
+        }
     }
 
     void dropSchema(String name) {

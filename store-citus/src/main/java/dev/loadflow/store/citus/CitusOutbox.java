@@ -1,6 +1,7 @@
 package dev.loadflow.store.citus;
 
 import dev.loadflow.store.outbox.OutboxRow;
+import dev.loadflow.store.outbox.OutboxStatements;
 import dev.loadflow.store.outbox.PgOutbox;
 import dev.loadflow.store.pg.Pg;
 import io.vertx.sqlclient.Pool;
@@ -38,7 +39,7 @@ public class CitusOutbox extends PgOutbox {
      */
     static final String DISPATCHED_HERE = "SELECT owned, marked FROM loadflow_dispatched_here($1, $2, $3, $4, $5, $6, $7)";
 
-    static final String FAILURES_OF_LOAD = FAILURES.replace("WHERE outbox_id = $1", "WHERE outbox_id = $1 AND load_id = $2");
+    static final String FAILURES_OF_LOAD = OutboxStatements.FAILURES_TEMPLATE.formatted("load_id = $2 AND ");
 
     private final CitusNodes nodes;
     private final ByNode<Dispatched> marks;

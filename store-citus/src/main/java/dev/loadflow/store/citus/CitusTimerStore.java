@@ -33,8 +33,10 @@ import java.util.Set;
  */
 public class CitusTimerStore extends PgTimerStore {
 
-    static final String SCHEDULE_OF_LOAD = SCHEDULE.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
-    static final String CANCEL_OF_LOAD = CANCEL.replace("ON CONFLICT (timer_id)", "ON CONFLICT (load_id, timer_id)");
+    /** The key a shard enforces: the load's too. */
+    static final String KEY = "load_id, timer_id";
+    static final String SCHEDULE_OF_LOAD = SCHEDULE_TEMPLATE.formatted("timers", KEY);
+    static final String CANCEL_OF_LOAD = CANCEL_TEMPLATE.formatted("timers", KEY);
     static final String CLAIM_HERE = "SELECT " + COLUMNS + " FROM loadflow_claim_timers($1, $2, $3, $4)";
     static final String NEXT_FIRE_AT_HERE = "SELECT loadflow_next_fire_at($1) AS fire_at";
 

@@ -46,7 +46,8 @@ class CitusSchemaTest {
     }
 
     private static void migrate() {
-        Flyway.configure().dataSource(URL, USER, PASSWORD).schemas(SCHEMA).locations("classpath:db/migration").load().migrate();
+        Flyway.configure().dataSource(URL, USER, PASSWORD).schemas(SCHEMA).locations("classpath:db/migration")
+                .callbacks(new CitusSchema()).load().migrate();
     }
 
     @Test

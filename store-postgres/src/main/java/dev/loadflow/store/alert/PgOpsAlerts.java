@@ -21,12 +21,19 @@ public class PgOpsAlerts implements OpsAlerts {
      * far, so raising again for the same death changes nothing, and a replayed row that dies
      * again raises a new alert.
      */
-    protected static final String RAISE = """
+    protected static final String RAISE_TEMPLATE = """
             INSERT INTO ops_alert (load_id, outbox_id, action_type, kind, message, raised_at, death)
             SELECT $1, $2, $3, $4, $5, $6,
-                   greatest(1, (SELECT count(*) FROM outbox_failure f WHERE f.outbox_id = $2 AND f.parked))
-            ON CONFLICT (outbox_id, kind, death) DO NOTHING
+                   greatest(1, (SELECT count(*) FROM outbox_failure f WHERE %1$sf.outbox_id = $2 AND f.parked))
+            ON CONFLICT (%2$soutbox_id, kind, death) DO NOTHING
             RETURNING id""";
+
+    /**
+     * {@link #RAISE_TEMPLATE} on one PostgreSQL; where alerts and failures are sharded by load, the
+     * failures are counted on the load's shard ({@code f.load_id = $1 AND}) and the key is the load's
+     * too ({@code load_id, }).
+     */
+    protected static final String RAISE = RAISE_TEMPLATE.formatted("", "");
 
     static final String LIST = """
             SELECT id, load_id, outbox_id, action_type, kind, message, raised_at, acknowledged_at FROM ops_alert

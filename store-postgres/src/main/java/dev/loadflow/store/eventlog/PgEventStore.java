@@ -64,12 +64,18 @@ public class PgEventStore implements EventStore {
 
     protected static final String VERSION = "SELECT coalesce(max(seq), 0) FROM event_log WHERE load_id = $1";
 
-    /** The entry in the hot log, or in the archive (where retention moved an idle load's entries: the log reads as if nothing moved). */
-    protected static final String CONTAINS = """
-            (SELECT 1 FROM event_log WHERE load_id = $1 AND entry_id = $2)
+    /**
+     * The entry in the hot log ({@code %1$s}), or in the archive ({@code %2$s}, where retention moved
+     * an idle load's entries: the log reads as if nothing moved). A template: {@link #CONTAINS} runs
+     * it on the tables, a backend that shards the log on a load's shards.
+     */
+    public static final String CONTAINS_TEMPLATE = """
+            (SELECT 1 FROM %1$s WHERE load_id = $1 AND entry_id = $2)
             UNION ALL
-            (SELECT 1 FROM event_log_archive WHERE load_id = $1 AND entry_id = $2)
+            (SELECT 1 FROM %2$s WHERE load_id = $1 AND entry_id = $2)
             LIMIT 1""";
+
+    protected static final String CONTAINS = CONTAINS_TEMPLATE.formatted("event_log", "event_log_archive");
 
     /**
      * CONTAINS for many: the pairs asked for among the entries of those loads with those ids ($1
@@ -92,28 +98,39 @@ public class PgEventStore implements EventStore {
      * statistics say. An {@code EXISTS} on the expected seq was planned, on a table that looked
      * empty, as a hashed subplan over the whole log, and then as a walk of the load's entries
      * through the other index: both grew with history.
+     *
+     * <p>A template: {@code %1$s} the log, {@code %2$s} the outbox, {@code %3$s} a further condition
+     * on the entries ({@code e}), empty or starting with AND. {@link #APPEND} runs it on the tables;
+     * a backend that shards the log runs it on a load's shards, for that load.
      */
-    protected static final String APPEND = """
+    public static final String APPEND_TEMPLATE = """
             WITH entries AS (
-                INSERT INTO event_log (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
-                                       correlation_id, causation_id, body)
+                INSERT INTO %1$s (load_id, seq, entry_id, kind, type, occurred_at, recorded_at,
+                                  correlation_id, causation_id, body)
                 SELECT e.load_id, e.version + e.ord, e.entry_id, e.kind, e.type, e.occurred_at, $1,
                        e.correlation_id, e.causation_id, e.body::jsonb
                 FROM unnest($2::text[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[],
                             $8::timestamptz[], $9::text[], $10::text[], $11::text[])
                      AS e(load_id, version, ord, entry_id, kind, type, occurred_at, correlation_id, causation_id, body)
-                WHERE e.version = coalesce((SELECT max(l.seq) FROM event_log l WHERE l.load_id = e.load_id), 0)
+                WHERE e.version = coalesce((SELECT max(l.seq) FROM %1$s l WHERE l.load_id = e.load_id), 0)%3$s
                 RETURNING load_id),
             appended AS (SELECT DISTINCT load_id FROM entries),
             queued AS (
-            """ + OutboxInsert.sql("appended", 1, 12) + """
+            """ + OutboxInsert.into("%2$s", "appended", 1, 12) + """
             )
             SELECT load_id FROM appended""";
 
-    /** One load's entries after a seq: {@link #READ_AFTER} for one load, where each load's read goes by itself. */
-    protected static final String READ_AFTER_ONE = """
+    protected static final String APPEND = APPEND_TEMPLATE.formatted("event_log", "outbox", "");
+
+    /**
+     * One load's ($1) entries after a seq ($2) in a log ({@code %1$s}): {@link #READ_AFTER} for one
+     * load, where each load's read goes by itself.
+     */
+    public static final String READ_AFTER_ONE_TEMPLATE = """
             SELECT seq, kind, recorded_at, body::text AS body
-            FROM event_log WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
+            FROM %1$s WHERE load_id = $1 AND seq > $2 ORDER BY seq""";
+
+    protected static final String READ_AFTER_ONE = READ_AFTER_ONE_TEMPLATE.formatted("event_log");
 
     protected final Pool pool;
     private final Clock clock;

@@ -26,8 +26,13 @@ public final class OutboxInsert {
      * arrays from parameter {@code $first} on.
      */
     public static String sql(String loadsCte, int createdAt, int first) {
+        return into("outbox", loadsCte, createdAt, first);
+    }
+
+    /** {@link #sql}, into {@code table}: {@code outbox}, or a template's placeholder for it. */
+    public static String into(String table, String loadsCte, int createdAt, int first) {
         return """
-                INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, attempts,
+                INSERT INTO %12$s (outbox_id, load_id, action_type, channel, payload, status, attempts,
                                     available_at, correlation_id, causation_id, traceparent, created_at)
                 SELECT o.outbox_id, o.load_id, o.action_type, o.channel, o.payload::jsonb, 'pending', 0,
                        o.available_at, o.correlation_id, o.causation_id, o.traceparent, $%2$d
@@ -37,7 +42,7 @@ public final class OutboxInsert {
                           traceparent)
                 WHERE o.load_id IN (SELECT load_id FROM %1$s)
                 RETURNING 1""".formatted(loadsCte, createdAt, first, first + 1, first + 2, first + 3, first + 4,
-                first + 5, first + 6, first + 7, first + 8);
+                first + 5, first + 6, first + 7, first + 8, table);
     }
 
     /** Adds the {@link #PARAMETERS} arrays of {@code rows} to {@code params}, in the order {@link #sql} reads them. */

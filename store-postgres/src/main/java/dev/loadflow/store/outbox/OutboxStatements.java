@@ -6,13 +6,17 @@ import dev.loadflow.store.audit.AuditInsert;
  * The statements of {@link PgOutbox}, each written once. Every statement on one row names the
  * row's load too ({@code load_id}), which its id carries: where the outbox is sharded by load, that
  * routes the statement to one shard; on one PostgreSQL it is one more condition on the row found.
+ *
+ * <p>A template ({@code *_TEMPLATE}) is a statement with its table left open ({@code %1$s}), and
+ * what it returns where it returns rows ({@code %2$s}): {@link PgOutbox} runs it on {@code outbox};
+ * a backend that shards the outbox runs the same text on each shard.
  */
-final class OutboxStatements {
+public final class OutboxStatements {
 
     private OutboxStatements() {
     }
 
-    static final String COLUMNS = """
+    public static final String COLUMNS = """
             outbox_id, load_id, action_type, channel, payload::text AS payload, status, attempts, available_at,
             first_attempt_at, claim_token, claimed_until, last_failure, receipt, dispatched_at, dead_at,
             correlation_id, causation_id, created_at, traceparent, unsure_since, acknowledged_at""";
@@ -22,45 +26,52 @@ final class OutboxStatements {
      * the planner may run the locking subquery more than once (a nested loop), and a rerun can
      * pick other rows, so one claim could take more rows than its limit.
      */
-    static final String CLAIM = """
+    public static final String CLAIM_TEMPLATE = """
             WITH due AS MATERIALIZED (
-                SELECT outbox_id AS due_id FROM outbox
+                SELECT load_id AS due_load, outbox_id AS due_id FROM %1$s
                 WHERE status = 'pending' AND available_at <= $1
                 ORDER BY available_at
                 LIMIT $3
                 FOR UPDATE SKIP LOCKED)
-            UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+            UPDATE %1$s o SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
                               attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
-            FROM due WHERE outbox_id = due.due_id
-            RETURNING\s""" + COLUMNS;
+            FROM due WHERE o.load_id = due.due_load AND o.outbox_id = due.due_id
+            RETURNING %2$s""";
+
+    static final String CLAIM = CLAIM_TEMPLATE.formatted("outbox", COLUMNS);
 
     /**
      * CLAIM per channel: $3 the channels, $4 how many of each. One index walk per channel
      * ({@code outbox_channel_due_idx}, V21), each locking at most its own number.
      */
-    static final String CLAIM_PER_CHANNEL = """
+    public static final String CLAIM_PER_CHANNEL_TEMPLATE = """
             WITH due AS MATERIALIZED (
-                SELECT d.outbox_id AS due_id
+                SELECT d.load_id AS due_load, d.outbox_id AS due_id
                 FROM unnest($3::text[], $4::int[]) AS c(channel, wanted)
                 CROSS JOIN LATERAL (
-                    SELECT outbox_id FROM outbox
+                    SELECT load_id, outbox_id FROM %1$s
                     WHERE status = 'pending' AND channel = c.channel AND available_at <= $1
                     ORDER BY available_at
-                    LIMIT c.wanted
+                    LIMIT greatest(c.wanted, 0)
                     FOR UPDATE SKIP LOCKED) d)
-            UPDATE outbox SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
+            UPDATE %1$s o SET claim_token = gen_random_uuid(), claimed_until = $2, available_at = $2,
                               attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, $1)
-            FROM due WHERE outbox_id = due.due_id
-            RETURNING\s""" + COLUMNS;
+            FROM due WHERE o.load_id = due.due_load AND o.outbox_id = due.due_id
+            RETURNING %2$s""";
+
+    static final String CLAIM_PER_CHANNEL = CLAIM_PER_CHANNEL_TEMPLATE.formatted("outbox", COLUMNS);
 
     static final String CLAIM_HELD = """
             SELECT 1 FROM outbox
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND claimed_until > $3 AND load_id = $4""";
 
-    static final String MARK_DISPATCHED = """
-            UPDATE outbox SET status = 'dispatched', receipt = $3, dispatched_at = $4,
+    /** One row marked dispatched: $1 id, $2 claim token, $3 receipt, $4 now, $5 its load. */
+    public static final String MARK_DISPATCHED_TEMPLATE = """
+            UPDATE %1$s SET status = 'dispatched', receipt = $3, dispatched_at = $4,
                               claim_token = NULL, claimed_until = NULL
             WHERE outbox_id = $1 AND claim_token = $2 AND status = 'pending' AND load_id = $5""";
+
+    static final String MARK_DISPATCHED = MARK_DISPATCHED_TEMPLATE.formatted("outbox");
 
     /**
      * MARK_DISPATCHED for many rows: $1 ids, $2 claim tokens, $3 receipts, $4 now. The
@@ -155,9 +166,15 @@ final class OutboxStatements {
 
     static final String FOR_LOAD = "SELECT " + COLUMNS + " FROM outbox WHERE load_id = $1 ORDER BY created_at, outbox_id";
 
-    static final String FAILURES = """
+    /**
+     * A row's failures, by its id ($1); %1$s a further condition, ending in AND (by the row's load
+     * too, $2, where failures are sharded by load: failures written before V30 name none).
+     */
+    public static final String FAILURES_TEMPLATE = """
             SELECT outbox_id, attempt, failed_at, failure, parked FROM outbox_failure
-            WHERE outbox_id = $1 ORDER BY failed_at, attempt""";
+            WHERE %1$soutbox_id = $1 ORDER BY failed_at, attempt""";
+
+    static final String FAILURES = FAILURES_TEMPLATE.formatted("");
 
     static final String DEAD_FILTER = """
             status = 'dead'

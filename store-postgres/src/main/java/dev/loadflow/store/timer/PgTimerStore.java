@@ -30,18 +30,27 @@ public class PgTimerStore implements TimerStore {
     protected static final String COLUMNS =
             "timer_id, fire_at, status, fired_at, cancelled_at, created_at, correlation_id, traceparent";
 
-    protected static final String SCHEDULE = """
-            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id,
-                                traceparent)
+    /**
+     * One timer scheduled unless it exists. A template, as the others here: {@code %1$s} the table
+     * (or a shard of it), {@code %2$s} its key ({@code timer_id}; {@code load_id, timer_id} where
+     * timers are sharded by load), {@code %2$s} in a claim what it returns.
+     */
+    public static final String SCHEDULE_TEMPLATE = """
+            INSERT INTO %1$s (timer_id, load_id, ask_id, attempt, fire_at, status, created_at, correlation_id,
+                              traceparent)
             VALUES ($1, $2, $3, $4, $5, 'scheduled', $6, $7, $8)
-            ON CONFLICT (timer_id) DO NOTHING""";
+            ON CONFLICT (%2$s) DO NOTHING""";
+
+    protected static final String SCHEDULE = SCHEDULE_TEMPLATE.formatted("timers", "timer_id");
 
     /** A cancel of an unknown timer leaves a tombstone, so its late schedule does nothing. */
-    protected static final String CANCEL = """
-            INSERT INTO timers (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
+    public static final String CANCEL_TEMPLATE = """
+            INSERT INTO %1$s AS t (timer_id, load_id, ask_id, attempt, fire_at, status, cancelled_at, created_at)
             VALUES ($1, $2, $3, $4, $5, 'cancelled', $5, $5)
-            ON CONFLICT (timer_id) DO UPDATE SET status = 'cancelled', cancelled_at = excluded.cancelled_at, claimed_until = NULL
-                WHERE timers.status = 'scheduled'""";
+            ON CONFLICT (%2$s) DO UPDATE SET status = 'cancelled', cancelled_at = excluded.cancelled_at, claimed_until = NULL
+                WHERE t.status = 'scheduled'""";
+
+    protected static final String CANCEL = CANCEL_TEMPLATE.formatted("timers", "timer_id");
 
     /**
      * SCHEDULE for many: rows inserted in timer id order, so two of these never wait on each
@@ -68,17 +77,19 @@ public class PgTimerStore implements TimerStore {
             RETURNING timer_id""";
 
     /** MATERIALIZED: the locking subquery runs once, so a claim never takes more than its limit (see OutboxStatements.CLAIM). */
-    static final String CLAIM_DUE = """
+    public static final String CLAIM_DUE_TEMPLATE = """
             WITH due AS MATERIALIZED (
-                SELECT timer_id AS due_id FROM timers
+                SELECT load_id AS due_load, timer_id AS due_id FROM %1$s
                 WHERE status = 'scheduled' AND fire_at <= $1
                   AND (claimed_until IS NULL OR claimed_until <= $1)
                 ORDER BY fire_at
                 LIMIT $3
                 FOR UPDATE SKIP LOCKED)
-            UPDATE timers SET claimed_until = $2
-            FROM due WHERE timer_id = due.due_id
-            RETURNING\s""" + COLUMNS;
+            UPDATE %1$s t SET claimed_until = $2
+            FROM due WHERE t.load_id = due.due_load AND t.timer_id = due.due_id
+            RETURNING %2$s""";
+
+    static final String CLAIM_DUE = CLAIM_DUE_TEMPLATE.formatted("timers", COLUMNS);
 
     /** By load and id, as every statement on one timer: on Citus the load names the timer's shard. */
     static final String MARK_FIRED = """
@@ -91,8 +102,10 @@ public class PgTimerStore implements TimerStore {
 
     static final String DUE_COUNT = "SELECT count(*) AS due FROM timers WHERE status = 'scheduled' AND fire_at <= $1";
 
-    static final String NEXT_FIRE_AT = """
-            SELECT fire_at FROM timers WHERE status = 'scheduled' ORDER BY fire_at LIMIT 1""";
+    public static final String NEXT_FIRE_AT_TEMPLATE = """
+            SELECT fire_at FROM %1$s WHERE status = 'scheduled' ORDER BY fire_at LIMIT 1""";
+
+    static final String NEXT_FIRE_AT = NEXT_FIRE_AT_TEMPLATE.formatted("timers");
 
     static final String PRUNE = """
             DELETE FROM timers WHERE timer_id IN (

@@ -1,6 +1,6 @@
--- On Citus, after every migration: the schema distributed by load_id. Flyway runs this callback
--- after each migrate; on a database without the citus extension (plain PostgreSQL) it does
--- nothing. It is idempotent: a table already distributed is left as it is, so a later migration
+-- On Citus, after every migration: the schema distributed by load_id. CitusSchema runs this after
+-- each migrate where the citus extension is installed (on plain PostgreSQL nothing runs). It is
+-- idempotent: a table already distributed is left as it is, so a later migration
 -- that adds a per-load table needs only to be named below.
 --
 -- * Distributed by load_id, co-located with event_log (a run's read, append and outbox insert go
