@@ -9,6 +9,7 @@ import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,8 +43,14 @@ class SchemaTurnsTest {
 
     private final TestDatabase database = PostgresServer.get().createDatabase("turns", false);
     private final AgroalDataSource pool = connections(database, configuredJdbcPool());
-    private final Flyway flyway = Flyway.configure().dataSource(pool)
-            .locations("classpath:db/migration", "classpath:db/slow-migration").load();
+    private final Flyway flyway = asTheServicesConfigureIt(Flyway.configure().dataSource(pool)
+            .locations("classpath:db/migration", "classpath:db/slow-migration")).load();
+
+    /** With the callbacks the services add ({@link DistributeOnCitus}). */
+    private static FluentConfiguration asTheServicesConfigureIt(FluentConfiguration configuration) {
+        new DistributeOnCitus().customize(configuration);
+        return configuration;
+    }
 
     @AfterEach
     void close() {
@@ -64,7 +71,7 @@ class SchemaTurnsTest {
     @Test
     void onTwoConnectionsAMigrationGivesUpAfterItsLastStep() {
         try (AgroalDataSource two = connections(database, 2)) {
-            Flyway onTwo = Flyway.configure().dataSource(two).locations("classpath:db/migration").load();
+            Flyway onTwo = asTheServicesConfigureIt(Flyway.configure().dataSource(two).locations("classpath:db/migration")).load();
             MigrateAtStart migrateAtStart = new MigrateAtStart(onTwo, new SchemaTurns(), DEFAULT_LOOPS, true);
 
             migrateAtStart.start(null);
@@ -77,7 +84,7 @@ class SchemaTurnsTest {
 
     /**
      * A look takes two connections: Flyway's reading of the history, and one it asks for at the
-     * reading's end for the SQL callbacks found with the migrations. The services on Kubernetes,
+     * reading's end for the callbacks (the services add {@code CitusSchema}). The services on Kubernetes,
      * which do not migrate, have a JDBC pool of two for it (the manifests' checks require it).
      */
     @Test
@@ -96,7 +103,8 @@ class SchemaTurnsTest {
 
     private SchemaGate.Reading lookOn(int connections) {
         try (AgroalDataSource pool = connections(database, connections)) {
-            Flyway reader = Flyway.configure().dataSource(pool).locations("classpath:db/migration", "classpath:db/slow-migration").load();
+            Flyway reader = asTheServicesConfigureIt(Flyway.configure().dataSource(pool)
+                    .locations("classpath:db/migration", "classpath:db/slow-migration")).load();
             return new SchemaGate(reader, new SchemaTurns(), pool, new SimpleMeterRegistry(), Duration.ofMinutes(1)).look();
         }
     }
