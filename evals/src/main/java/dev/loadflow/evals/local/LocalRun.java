@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.loadflow.service.health.DistributeOnCitus;
 import org.flywaydb.core.Flyway;
 
 import java.io.File;
@@ -501,8 +502,10 @@ public final class LocalRun {
         step("schema migrated to this build's as %s", dbUser);
     }
 
+    /** Flyway as the services configure it: with the callback that distributes the schema on Citus. */
     private Flyway flyway(String locations) {
         var flyway = Flyway.configure().dataSource(jdbcUrl, dbUser, dbPassword).locations(locations);
+        new DistributeOnCitus().customize(flyway);
         return (schema == null ? flyway : flyway.schemas(schema)).load();
     }
 
