@@ -92,7 +92,7 @@ public class DispatcherProducers {
 
     @Produces
     @Singleton
-    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx, Instance<ChannelSender> senders,
+    ChannelClients channelClients(ChannelsConfig config, Clock clock, Vertx vertx, Instance<ChannelSender<?>> senders,
                                   Outbox outbox, Pool pool) {
         return new ChannelClients(config, switch (config.transport()) {
             // a host's pool holds every channel's requests in flight at once: channels may share a host (an adapter

@@ -4,6 +4,7 @@ import dev.loadflow.dispatcher.fanout.StageWebhooks;
 import dev.loadflow.dispatcher.internal.InternalActions;
 import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ChannelSender;
 import dev.loadflow.dispatcher.send.Reconciler;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
@@ -11,15 +12,17 @@ import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.outbox.OutboxRow;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Carries out a row's action where it belongs: the external channels behind their guards
- * (circuit and concurrency limit), the stage webhooks likewise, the internal actions in the
- * database, an added action type through its channel's {@link dev.loadflow.dispatcher.send.ChannelSender}.
- * One exhaustive switch: a new built-in action type does not compile until it has a place.
+ * Carries out a row's action where it belongs: the internal actions in the database, every other
+ * through its channel's {@link ChannelSender} (SMS, the Hero desk, Slack, the stage webhooks, a
+ * channel added to loadflow) behind the channel's guard (circuit and concurrency limit), by one
+ * path. One exhaustive switch: a new built-in action type does not compile until it has a place.
  */
 public final class Delivery {
 
@@ -43,19 +46,23 @@ public final class Delivery {
 
     private final ChannelClients channels;
     private final InternalActions internal;
-    private final StageWebhooks webhooks;
     private final ChannelGuards guards;
+    /** Every external channel's sender: the channels' own and the stage webhooks. */
+    private final Map<Channel, ChannelSender<?>> senders;
 
     public Delivery(ChannelClients channels, InternalActions internal, StageWebhooks webhooks, ChannelGuards guards) {
         this.channels = channels;
         this.internal = internal;
-        this.webhooks = webhooks;
         this.guards = guards;
+        Map<Channel, ChannelSender<?>> senders = new HashMap<>(channels.senders());
+        senders.put(webhooks.channel(), webhooks);
+        this.senders = Map.copyOf(senders);
     }
 
     /** Whether a second request for a row of {@code channel} is safe after one that may have reached it. */
     public boolean dedupes(Channel channel) {
-        return channels.dedupes(channel);
+        ChannelSender<?> sender = senders.get(channel);
+        return sender == null || sender.dedupes();
     }
 
     /**
@@ -76,7 +83,7 @@ public final class Delivery {
      */
     public Attempt deliver(OutboxRow row, Action action, BooleanSupplier stillHeld) throws InterruptedException {
         if (row.unsureSince() != null) {
-            Optional<Reconciler> reconciler = channels.reconciler(row.channel());
+            Optional<Reconciler> reconciler = Optional.ofNullable(senders.get(row.channel())).flatMap(ChannelSender::reconciler);
             if (reconciler.isEmpty()) {
                 return new Sent(new SendResult.Unknown("an earlier attempt's answer was lost, and "
                         + row.channel().wire() + " cannot be asked whether it has the message"));
@@ -86,18 +93,26 @@ public final class Delivery {
                 return settled.get();
             }
         }
-        String key = row.outboxId();
         return switch (action) {
-            case Action.SendSms sms -> guarded(Channel.SMS, stillHeld, () -> channels.sms(key, sms));
-            case Action.CreateHeroTask task -> guarded(Channel.HERO, stillHeld, () -> channels.heroTask(key, row.loadId(), task));
-            case Action.PostHeroSlack post -> guarded(Channel.SLACK, stillHeld, () -> channels.slack(key, post));
-            case Action.StageChanged changed -> guarded(Channel.FANOUT, stillHeld, () -> webhooks.deliver(key, row.loadId(), changed));
+            case Action.SendSms sms -> sent(row, sms, stillHeld);
+            case Action.CreateHeroTask task -> sent(row, task, stillHeld);
+            case Action.PostHeroSlack post -> sent(row, post, stillHeld);
+            case Action.StageChanged changed -> sent(row, changed, stillHeld);
+            case Action.Extension extension -> sent(row, extension, stillHeld);
             case Action.SetTimer set -> new Sent(internal.setTimer(set, row.correlationId(), row.traceparent()));
             case Action.CancelTimer cancel -> new Sent(internal.cancelTimer(cancel));
-            case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), key, update));
-            case Action.Extension extension -> guarded(extension.type().channel(), stillHeld,
-                    () -> channels.extension(row, extension));
+            case Action.UpdateStage update -> new Sent(internal.updateStage(row.loadId(), row.outboxId(), update));
         };
+    }
+
+    /** {@code action} sent by its channel's sender, behind the channel's guard; with no sender here, the row is parked. */
+    private Attempt sent(OutboxRow row, Action action, BooleanSupplier stillHeld) throws InterruptedException {
+        Channel channel = action.type().channel();
+        ChannelSender<?> sender = senders.get(channel);
+        if (sender == null) {
+            return new Sent(new SendResult.Permanent("no ChannelSender for channel " + channel.wire() + " in this dispatcher"));
+        }
+        return guarded(channel, stillHeld, () -> ChannelSender.sendAs(sender, row, action, channels));
     }
 
     /** Asks the provider, through the channel's guard; empty when it has not the message (send it). */
@@ -152,9 +167,9 @@ public final class Delivery {
         } catch (RuntimeException e) {
             String reason = e.getClass().getSimpleName() + ": " + e.getMessage();
             // thrown while the request was under way: a provider that keeps no key may have taken it
-            result = channels.dedupes(channel) ? new SendResult.Retryable(reason, Optional.empty()) : new SendResult.Unknown(reason);
+            result = dedupes(channel) ? new SendResult.Retryable(reason, Optional.empty()) : new SendResult.Unknown(reason);
         }
-        if (!channels.dedupes(channel) && result instanceof SendResult.Retryable failed && failed.mayHaveArrived()) {
+        if (!dedupes(channel) && result instanceof SendResult.Retryable failed && failed.mayHaveArrived()) {
             // a provider that keeps no key may have taken it: asked before a second send, or left to an operator
             result = new SendResult.Unknown(failed.reason());
         }

@@ -6,11 +6,14 @@ import com.standardwebhooks.exceptions.EmptyWebhookSecretException;
 import com.standardwebhooks.exceptions.WebhookSigningException;
 import dev.loadflow.dispatcher.send.ChannelBodies;
 import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ChannelSender;
 import dev.loadflow.dispatcher.send.JsonEndpoint;
 import dev.loadflow.dispatcher.send.PerClientKeys;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.model.action.Action;
+import dev.loadflow.model.action.Channel;
 import dev.loadflow.model.json.JsonReader;
+import dev.loadflow.store.outbox.OutboxRow;
 import dev.loadflow.store.processed.ProcessedEvents;
 
 import io.opentelemetry.context.Context;
@@ -41,7 +44,7 @@ import java.util.function.Function;
  * one that refuses for good parks the row only once every other has it (or refused too), so a
  * replay tries only the refusing ones again.
  */
-public final class StageWebhooks {
+public final class StageWebhooks implements ChannelSender<Action.StageChanged> {
 
     private final ProcessedEvents processed;
     private final ChannelClients clients;
@@ -71,6 +74,22 @@ public final class StageWebhooks {
             }
         });
         this.signers = Map.copyOf(signers);
+    }
+
+    @Override
+    public Channel channel() {
+        return Channel.FANOUT;
+    }
+
+    @Override
+    public Class<Action.StageChanged> actionType() {
+        return Action.StageChanged.class;
+    }
+
+    /** Each of the client's webhooks, posted through {@code http} as this fan-out's clients post. */
+    @Override
+    public SendResult send(OutboxRow row, Action.StageChanged changed, ChannelClients http) {
+        return deliver(row.outboxId(), row.loadId(), changed);
     }
 
     public SendResult deliver(String outboxId, String loadId, Action.StageChanged changed) {

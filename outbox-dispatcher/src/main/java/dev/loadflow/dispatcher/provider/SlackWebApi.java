@@ -1,7 +1,7 @@
 package dev.loadflow.dispatcher.provider;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.loadflow.dispatcher.send.ChannelBodies;
 import dev.loadflow.dispatcher.send.ChannelTransport;
 import dev.loadflow.dispatcher.send.SendResult;
@@ -52,12 +52,17 @@ public final class SlackWebApi {
     }
 
     public SendResult post(Action.PostHeroSlack post) {
-        ChannelBodies.SlackPost body = ChannelBodies.SlackPost.of(post.channel(), post.text());
-        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("channel", body.channel()).put("text", body.text());
+        String json;
+        try {
+            // chat.postMessage's arguments as JSON: the channel and the escaped text
+            json = JsonReader.MAPPER.writeValueAsString(ChannelBodies.SlackPost.of(post.channel(), post.text()));
+        } catch (JsonProcessingException e) {
+            return new SendResult.Permanent("body not serialisable: " + e.getOriginalMessage());
+        }
         ChannelTransport.Answer answer;
         try {
             answer = transport.exchange(new ChannelTransport.Request("POST", postMessage, timeout, new LinkedHashMap<>(headers),
-                    json.toString()));
+                    json));
         } catch (ChannelTransport.Unreachable e) {
             return e.mayHaveArrived()
                     ? new SendResult.Unknown("Slack's answer was lost: " + e.getMessage())

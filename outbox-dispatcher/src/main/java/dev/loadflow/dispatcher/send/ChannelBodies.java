@@ -36,6 +36,11 @@ public final class ChannelBodies {
         }
     }
 
+    /** A Slack channel's own incoming webhook: {@code POST {webhook}}; it posts where it was made for. */
+    @RegisterForReflection
+    public record SlackWebhookPost(String text) {
+    }
+
     /** A client's stage webhook: {@code POST {url}}; {@code at} is ISO-8601. */
     @RegisterForReflection
     public record StageChange(String loadId, String stage, String at) {

@@ -18,15 +18,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The external channels: sends an action as the request the channel protocol (the dispatcher's README) pins for its channel, with
- * the row's outbox id as {@code Idempotency-Key}, and classifies the answer.
- * <ul>
- *   <li>SMS: {@code POST {sms.url}/messages {"to", "text"}}</li>
- *   <li>Hero tasks: {@code POST {hero.url}/tasks {"loadId", "title", "urgency", "body"}}</li>
- *   <li>Hero Slack: {@code POST {slack.url} {"channel", "text"}}</li>
- * </ul>
- * or, where a provider is named, in that provider's own API: SMS through Twilio's Messages API
- * ({@link TwilioSms}), Hero Slack through Slack's Web API ({@link SlackWebApi}).
+ * The external channels' senders and the one way they post: a record as JSON, with the row's
+ * outbox id as {@code Idempotency-Key}, the answer classified as every channel's is. The built-in
+ * senders ({@link SmsSender}, {@link HeroTaskSender}, {@link SlackSender}) send as the channel
+ * protocol (the dispatcher's README) pins for their channel, or, where a provider is named, in
+ * that provider's own API (Twilio's Messages API, {@link TwilioSms}; Slack's Web API,
+ * {@link SlackWebApi}); a channel added to loadflow brings its own ({@link ChannelSender}).
  */
 public final class ChannelClients {
 
@@ -37,25 +34,18 @@ public final class ChannelClients {
 
     private final ChannelTransport transport;
     private final Clock clock;
-    private final Channel sms;
-    private final Channel hero;
-    private final Channel slack;
-    private final Optional<TwilioSms> twilio;
-    private final Optional<SlackWebApi> slackApi;
-    /** Slack channels (names without {@code #}) posted to through an incoming webhook of their own. */
-    private final Map<String, Channel> slackWebhooks;
-    /** The senders of the channels added to loadflow, by channel. */
-    private final Map<dev.loadflow.model.action.Channel, ChannelSender> senders;
+    /** The senders of the external channels, built-in and added, by channel. */
+    private final Map<dev.loadflow.model.action.Channel, ChannelSender<?>> senders;
 
     /**
      * A channel's request URL (made once, not per send), or why it has none, its timeout, its
      * authentication, and whether it keeps the idempotency key.
      */
-    private record Channel(Optional<URI> url, String unconfigured, Duration timeout, Map<String, String> headers,
-                           boolean dedupes) {
+    record Endpoint(Optional<URI> url, String unconfigured, Duration timeout, Map<String, String> headers,
+                    boolean dedupes) {
 
-        static Channel of(String name, ChannelsConfig.Endpoint endpoint, String path) {
-            return new Channel(endpoint.url().map(base -> URI.create(stripSlash(base.toString()) + path)),
+        static Endpoint of(String name, ChannelsConfig.Endpoint endpoint, String path) {
+            return new Endpoint(endpoint.url().map(base -> URI.create(stripSlash(base.toString()) + path)),
                     "loadflow.channels." + name + ".url is not configured", endpoint.timeout(),
                     ChannelAuth.headers(name, endpoint.auth(), endpoint.authSecret(), endpoint.authHeader()),
                     endpoint.dedupes());
@@ -67,15 +57,20 @@ public final class ChannelClients {
     }
 
     /** @param senders the senders of added channels, one per channel */
-    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<ChannelSender> senders) {
+    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<? extends ChannelSender<?>> senders) {
         this(config, transport, clock, senders, TwilioSms.Ledger.NONE);
     }
 
     /** @param ledger where the messages of providers without idempotency keys are recorded as their rows' */
-    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<ChannelSender> senders,
+    public ChannelClients(ChannelsConfig config, ChannelTransport transport, Clock clock, List<? extends ChannelSender<?>> senders,
                           TwilioSms.Ledger ledger) {
+        this.transport = transport;
+        this.clock = clock;
         this.senders = new HashMap<>();
-        for (ChannelSender sender : senders) {
+        for (ChannelSender<?> sender : builtIn(config, transport, clock, ledger)) {
+            this.senders.put(sender.channel(), sender);
+        }
+        for (ChannelSender<?> sender : senders) {
             if (BUILT_IN.contains(sender.channel())) {
                 throw new IllegalArgumentException(sender.getClass().getName() + " sends on built-in channel "
                         + sender.channel().wire() + ": a sender is for a channel added to loadflow");
@@ -84,27 +79,30 @@ public final class ChannelClients {
                 throw new IllegalArgumentException("two senders for channel " + sender.channel().wire());
             }
         }
-        this.transport = transport;
-        this.clock = clock;
-        this.sms = Channel.of("sms", config.sms(), "/messages");
-        this.hero = Channel.of("hero", config.hero(), "/tasks");
-        this.slack = Channel.of("slack", config.slack(), "");
-        this.twilio = switch (config.sms().provider()) {
+    }
+
+    /** The senders of the built-in external channels, as configured. */
+    private static List<ChannelSender<?>> builtIn(ChannelsConfig config, ChannelTransport transport, Clock clock,
+                                                  TwilioSms.Ledger ledger) {
+        Optional<TwilioSms> twilio = switch (config.sms().provider()) {
             case "generic" -> Optional.empty();
             case "twilio" -> Optional.of(twilio(config.sms(), transport, clock, ledger));
             default -> throw new IllegalArgumentException("loadflow.channels.sms.provider is generic or twilio, got '"
                     + config.sms().provider() + "'");
         };
-        this.slackApi = switch (config.slack().provider()) {
+        Optional<SlackWebApi> slackApi = switch (config.slack().provider()) {
             case "generic" -> Optional.empty();
             case "slack-api" -> Optional.of(new SlackWebApi(config.slack().apiUrl(), config.slack().botToken().orElse(null),
                     config.slack().timeout(), transport, clock));
             default -> throw new IllegalArgumentException("loadflow.channels.slack.provider is generic or slack-api, got '"
                     + config.slack().provider() + "'");
         };
-        this.slackWebhooks = new java.util.HashMap<>();
+        Map<String, Endpoint> slackWebhooks = new HashMap<>();
         PerClientKeys.folded(config.slack().webhooks(), "loadflow.channels.slack.webhooks.<id>").forEach((name, url) ->
-                slackWebhooks.put(name, new Channel(Optional.of(url), "", config.slack().timeout(), Map.of(), false)));
+                slackWebhooks.put(name, new Endpoint(Optional.of(url), "", config.slack().timeout(), Map.of(), false)));
+        return List.of(new SmsSender(Endpoint.of("sms", config.sms(), "/messages"), twilio),
+                new HeroTaskSender(Endpoint.of("hero", config.hero(), "/tasks")),
+                new SlackSender(Endpoint.of("slack", config.slack(), ""), slackApi, slackWebhooks));
     }
 
     private static TwilioSms twilio(ChannelsConfig.SmsEndpoint sms, ChannelTransport transport, Clock clock,
@@ -115,31 +113,25 @@ public final class ChannelClients {
                 settings.statusCallback(), sms.timeout()), transport, clock, ledger);
     }
 
+    /** The senders of the external channels this dispatcher carries, built-in and added, by channel. */
+    public Map<dev.loadflow.model.action.Channel, ChannelSender<?>> senders() {
+        return Map.copyOf(senders);
+    }
+
     /**
      * Who can be asked what it has of a channel's row after an attempt whose answer was lost (a
      * provider that keeps no idempotency key): Twilio for SMS when SMS goes through it.
      */
     public Optional<Reconciler> reconciler(dev.loadflow.model.action.Channel channel) {
-        return channel == dev.loadflow.model.action.Channel.SMS ? twilio.map(Reconciler.class::cast) : Optional.empty();
+        return Optional.ofNullable(senders.get(channel)).flatMap(ChannelSender::reconciler);
     }
 
     /**
      * Whether a second request for a row of {@code channel} is safe after an attempt that may have
-     * reached it: the service dedupes on {@code Idempotency-Key} (the webhooks' receivers on
-     * {@code webhook-id}). Not for Twilio, Slack's Web API or its incoming webhooks, or a generic
-     * endpoint configured with {@code dedupes=false}.
+     * reached it: its sender's receiver dedupes on {@code Idempotency-Key}.
      */
     public boolean dedupes(dev.loadflow.model.action.Channel channel) {
-        if (channel == dev.loadflow.model.action.Channel.SMS) {
-            return twilio.isEmpty() && sms.dedupes();
-        }
-        if (channel == dev.loadflow.model.action.Channel.HERO) {
-            return hero.dedupes();
-        }
-        if (channel == dev.loadflow.model.action.Channel.SLACK) {
-            return slackApi.isEmpty() && slackWebhooks.isEmpty() && slack.dedupes();
-        }
-        ChannelSender sender = senders.get(channel);
+        ChannelSender<?> sender = senders.get(channel);
         return sender == null || sender.dedupes();
     }
 
@@ -150,51 +142,32 @@ public final class ChannelClients {
 
     /** The channels added to loadflow that this dispatcher can send on. */
     public Set<dev.loadflow.model.action.Channel> added() {
-        return Set.copyOf(senders.keySet());
+        Set<dev.loadflow.model.action.Channel> added = new java.util.HashSet<>(senders.keySet());
+        added.removeAll(BUILT_IN);
+        return Set.copyOf(added);
     }
 
-    /** The sender of an added channel: its pace. */
-    public Optional<ChannelSender> sender(dev.loadflow.model.action.Channel channel) {
+    /** The sender of a channel: its pace. */
+    public Optional<ChannelSender<?>> sender(dev.loadflow.model.action.Channel channel) {
         return Optional.ofNullable(senders.get(channel));
     }
 
-    /** Sends an action of an added channel through its sender; with none, the row is parked with the reason. */
-    public SendResult extension(OutboxRow row, Action.Extension action) {
-        ChannelSender sender = senders.get(action.type().channel());
+    /**
+     * {@code action}, the action of {@code row}, sent by its channel's sender here (without the
+     * dispatcher's guards: {@code Delivery} sends behind them); a channel with no sender here parks the row.
+     */
+    public SendResult send(OutboxRow row, Action action) {
+        ChannelSender<?> sender = senders.get(action.type().channel());
         if (sender == null) {
-            return new SendResult.Permanent("no ChannelSender for channel " + action.type().channel().wire()
-                    + " in this dispatcher");
+            return new SendResult.Permanent("no ChannelSender for channel " + action.type().channel().wire() + " in this dispatcher");
         }
-        return sender.send(row, action, this);
+        return ChannelSender.sendAs(sender, row, action, this);
     }
 
-    public SendResult sms(String outboxId, Action.SendSms message) {
-        if (twilio.isPresent()) {
-            return twilio.get().send(outboxId, message);
-        }
-        return send(sms, outboxId, new ChannelBodies.Sms(message.to(), message.text()));
-    }
-
-    public SendResult heroTask(String outboxId, String loadId, Action.CreateHeroTask task) {
-        return send(hero, outboxId, new ChannelBodies.HeroTask(loadId, task.title(), task.urgency().wire(), task.body()));
-    }
-
-    public SendResult slack(String outboxId, Action.PostHeroSlack post) {
-        Channel webhook = slackWebhooks.get(PerClientKeys.fold(post.channel().startsWith("#") ? post.channel().substring(1)
-                : post.channel()));
-        if (webhook != null) {
-            // an incoming webhook posts to the channel it was made for: only the text is sent
-            return send(webhook, outboxId, Map.of("text", ChannelBodies.SlackPost.escaped(post.text())));
-        }
-        if (slackApi.isPresent()) {
-            return slackApi.get().post(post);
-        }
-        return send(slack, outboxId, ChannelBodies.SlackPost.of(post.channel(), post.text()));
-    }
-
-    private SendResult send(Channel channel, String outboxId, Object body) {
-        return channel.url().map(url -> post(url, channel.timeout(), outboxId, body, channel.headers(), channel.dedupes()))
-                .orElseGet(() -> new SendResult.Permanent(channel.unconfigured()));
+    /** POSTs {@code body} to {@code endpoint} as its channel is configured; a channel with no URL parks the row. */
+    SendResult send(Endpoint endpoint, String outboxId, Object body) {
+        return endpoint.url().map(url -> post(url, endpoint.timeout(), outboxId, body, endpoint.headers(), endpoint.dedupes()))
+                .orElseGet(() -> new SendResult.Permanent(endpoint.unconfigured()));
     }
 
     /** POSTs {@code body} as JSON to {@code url} with the idempotency key and classifies the answer. */

@@ -4,15 +4,14 @@ import dev.loadflow.dispatcher.protect.ChannelGuards;
 import dev.loadflow.dispatcher.send.ChannelClients;
 import dev.loadflow.dispatcher.send.ChannelSender;
 import dev.loadflow.dispatcher.send.SendResult;
-import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Channel;
 import dev.loadflow.store.outbox.OutboxRow;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -20,7 +19,12 @@ import java.util.Optional;
  * with the row's outbox id as {@code Idempotency-Key}, at most 16 requests in flight.
  */
 @ApplicationScoped
-public class EmailSender implements ChannelSender {
+public class EmailSender implements ChannelSender<SendEmail> {
+
+    /** The body an email service takes. */
+    @RegisterForReflection
+    public record Email(String to, String text) {
+    }
 
     private final Optional<URI> url;
 
@@ -34,10 +38,14 @@ public class EmailSender implements ChannelSender {
     }
 
     @Override
-    public SendResult send(OutboxRow row, Action.Extension action, ChannelClients http) {
-        SendEmail email = (SendEmail) action;
+    public Class<SendEmail> actionType() {
+        return SendEmail.class;
+    }
+
+    @Override
+    public SendResult send(OutboxRow row, SendEmail email, ChannelClients http) {
         return url.map(base -> http.post(URI.create(base + "/emails"), Duration.ofSeconds(5), row.outboxId(),
-                        Map.of("to", email.to(), "text", email.text())))
+                        new Email(email.to(), email.text())))
                 .orElseGet(() -> new SendResult.Permanent("example.email.url is not configured"));
     }
 

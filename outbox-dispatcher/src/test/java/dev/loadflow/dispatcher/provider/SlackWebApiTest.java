@@ -2,6 +2,7 @@ package dev.loadflow.dispatcher.provider;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.loadflow.dispatcher.send.ChannelClients;
+import dev.loadflow.dispatcher.send.ClaimedRows;
 import dev.loadflow.dispatcher.send.SendResult;
 import dev.loadflow.dispatcher.send.TestChannelsConfig;
 import dev.loadflow.dispatcher.send.VertxHttpTransport;
@@ -137,9 +138,9 @@ class SlackWebApiTest {
                         Map.of("hero-client-b", URI.create(slack.baseUrl() + "/services/T0/B0/client-b")))),
                 new VertxHttpTransport(vertx, 4), Clock.systemUTC());
 
-        SendResult viaWebhook = clients.slack("load-1/driver_reply:sms_0710/1/post_hero_slack", POST);
-        SendResult viaApi = clients.slack("load-2/driver_reply:sms_0711/1/post_hero_slack",
-                new Action.PostHeroSlack("driver_reply:sms_0711", 1, "#hero-desk", "Driver: ETA 10:00"));
+        SendResult viaWebhook = clients.send(ClaimedRows.of("load-1/driver_reply:sms_0710/1/post_hero_slack", POST), POST);
+        Action.PostHeroSlack toTheDesk = new Action.PostHeroSlack("driver_reply:sms_0711", 1, "#hero-desk", "Driver: ETA 10:00");
+        SendResult viaApi = clients.send(ClaimedRows.of("load-2/driver_reply:sms_0711/1/post_hero_slack", toTheDesk), toTheDesk);
 
         assertThat(viaWebhook).isEqualTo(new SendResult.Delivered("ok"));
         assertThat(viaApi).isEqualTo(new SendResult.Delivered("C0HERO/1764572400.000200"));
@@ -157,7 +158,8 @@ class SlackWebApiTest {
                     TestChannelsConfig.slackApi(URI.create(slack.baseUrl() + "/api"), "xoxb-test-token", Duration.ofMillis(500),
                             Map.of("hero-client-b", URI.create(late.baseUrl() + "/services/T0/B0/client-b")))),
                     new VertxHttpTransport(vertx, 4), Clock.systemUTC());
-            assertThat(lateWebhook.slack("load-3/driver_reply:sms_0712/1/post_hero_slack", POST)).isInstanceOf(SendResult.Unknown.class);
+            assertThat(lateWebhook.send(ClaimedRows.of("load-3/driver_reply:sms_0712/1/post_hero_slack", POST), POST))
+                    .isInstanceOf(SendResult.Unknown.class);
         } finally {
             late.stop();
         }

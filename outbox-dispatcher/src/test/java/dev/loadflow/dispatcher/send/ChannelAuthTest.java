@@ -55,7 +55,8 @@ class ChannelAuthTest {
                 Clock.systemUTC());
         String key = "load-1/ask:eta_request:ping_" + auth + "/1/send_sms";
 
-        SendResult result = clients.sms(key, new Action.SendSms(AskId.of("eta_request", "ping_" + auth), 1, "+15550100", "ETA?"));
+        Action.SendSms sms = new Action.SendSms(AskId.of("eta_request", "ping_" + auth), 1, "+15550100", "ETA?");
+        SendResult result = clients.send(ClaimedRows.of(key, sms), sms);
 
         assertThat(result).isEqualTo(new SendResult.Delivered("{\"id\":\"m-1\"}"));
         adapter.verify(1, postRequestedFor(urlEqualTo("/sms/messages")).withHeader("Idempotency-Key", equalTo(key))
