@@ -1,5 +1,6 @@
 package dev.loadflow.evals.sim;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpMethod;
@@ -160,8 +161,34 @@ public final class ChannelSimulator implements AutoCloseable {
     private static final DateTimeFormatter RFC_2822 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
     private final Clock clock = Clock.systemUTC();
     /** The messages Twilio's API was asked to send, newest first, as its list answers them. */
-    private final java.util.Deque<com.fasterxml.jackson.databind.node.ObjectNode> twilioMessages =
-            new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private final java.util.Deque<TwilioMessage> twilioMessages = new java.util.concurrent.ConcurrentLinkedDeque<>();
+
+    /** A message resource as Twilio's Messages API answers it (the fields loadflow reads, and a few more). */
+    record TwilioMessage(@JsonProperty("account_sid") String accountSid, @JsonProperty("api_version") String apiVersion,
+                         String body, @JsonProperty("date_created") String dateCreated, @JsonProperty("date_sent") String dateSent,
+                         String direction, String from, @JsonProperty("num_segments") String numSegments, String sid,
+                         String status, String to) {
+    }
+
+    /** A page of Twilio's message list. */
+    record TwilioMessagePage(int page, @JsonProperty("page_size") int pageSize, List<TwilioMessage> messages) {
+    }
+
+    /** What the simulator records of an SMS sent through Twilio, as it records one of the generic channel. */
+    record SentSms(String to, String text) {
+    }
+
+    /** Slack's answer to a {@code chat.postMessage} that posted. */
+    record SlackPosted(boolean ok, String channel, String ts) {
+    }
+
+    private static String json(Object value) {
+        try {
+            return JsonReader.MAPPER.writeValueAsString(value);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private void handle(HttpServerRequest request) {
         if (request.path().startsWith("/twilio/")) {
@@ -202,11 +229,8 @@ public final class ChannelSimulator implements AutoCloseable {
             }
             if (request.method() == HttpMethod.GET) {
                 String to = request.getParam("To");
-                com.fasterxml.jackson.databind.node.ObjectNode list = JsonReader.MAPPER.createObjectNode().put("page", 0)
-                        .put("page_size", 50);
-                var messages = list.putArray("messages");
-                twilioMessages.stream().filter(m -> to == null || to.equals(m.path("to").asText())).limit(50).forEach(messages::add);
-                answer(request, 200, list.toString());
+                answer(request, 200, json(new TwilioMessagePage(0, 50, twilioMessages.stream()
+                        .filter(m -> to == null || to.equals(m.to())).limit(50).toList())));
                 return;
             }
             Map<String, String> form = new java.util.LinkedHashMap<>();
@@ -227,25 +251,22 @@ public final class ChannelSimulator implements AutoCloseable {
                     + ", \"message\": \"simulated " + status + "\", \"status\": " + status + "}"), () -> {
                 int n = sequence.incrementAndGet();
                 String sid = "SM" + String.format("%032x", n);
-                com.fasterxml.jackson.databind.node.ObjectNode message = JsonReader.MAPPER.createObjectNode()
-                        .put("account_sid", path.group(1)).put("api_version", "2010-04-01").put("body", form.get("Body"))
-                        .put("date_created", RFC_2822.format(clock.instant())).putNull("date_sent")
-                        .put("direction", "outbound-api").put("from", form.getOrDefault("From", "+15557770000"))
-                        .put("num_segments", "1").put("sid", sid).put("status", "queued").put("to", form.get("To"));
+                TwilioMessage message = new TwilioMessage(path.group(1), "2010-04-01", form.get("Body"),
+                        RFC_2822.format(clock.instant()), null, "outbound-api", form.getOrDefault("From", "+15557770000"), "1", sid,
+                        "queued", form.get("To"));
                 twilioMessages.addFirst(message);
                 String callback = form.get("StatusCallback");
                 twilioRows.put(sid, callback == null ? "" : outboxIdOf(callback));
-                record("sms", sid, JsonReader.MAPPER.createObjectNode().put("to", form.get("To"))
-                        .put("text", form.get("Body")).toString(), n, null);
+                record("sms", sid, json(new SentSms(form.get("To"), form.get("Body"))), n, null);
                 if (callback != null) {
                     reportStatus(callback, message);
                 }
                 switch (fault) {
                     // created, and the answer never comes in time: the client's timeout ends the request
-                    case CREATED_THEN_HANG -> vertx.setTimer(15_000, timer -> answerIfStillOpen(request, 201, message.toString()));
+                    case CREATED_THEN_HANG -> vertx.setTimer(15_000, timer -> answerIfStillOpen(request, 201, json(message)));
                     // created, and the connection is lost before the answer
                     case CREATED_THEN_DROP -> request.connection().close();
-                    case null, default -> answer(request, 201, message.toString());
+                    case null, default -> answer(request, 201, json(message));
                 }
             });
         });
@@ -316,20 +337,20 @@ public final class ChannelSimulator implements AutoCloseable {
      * form-encoded, signed in {@code X-Twilio-Signature} (HMAC-SHA1 of the URL and the sorted
      * fields, under the auth token). Not retried when it fails, as Twilio does not.
      */
-    private void reportStatus(String callback, com.fasterxml.jackson.databind.node.ObjectNode message) {
+    private void reportStatus(String callback, TwilioMessage message) {
         String token = twilioAuthToken;
         if (token == null) {
             return;
         }
         Map<String, String> form = new java.util.TreeMap<>();
-        form.put("AccountSid", message.path("account_sid").asText());
+        form.put("AccountSid", message.accountSid());
         form.put("ApiVersion", "2010-04-01");
-        form.put("From", message.path("from").asText());
-        form.put("MessageSid", message.path("sid").asText());
+        form.put("From", message.from());
+        form.put("MessageSid", message.sid());
         form.put("MessageStatus", "sent");
-        form.put("SmsSid", message.path("sid").asText());
+        form.put("SmsSid", message.sid());
         form.put("SmsStatus", "sent");
-        form.put("To", message.path("to").asText());
+        form.put("To", message.to());
         StringBuilder signed = new StringBuilder(callback);
         form.forEach((name, value) -> signed.append(name).append(value));
         String signature;
@@ -370,8 +391,7 @@ public final class ChannelSimulator implements AutoCloseable {
                 int n = sequence.incrementAndGet();
                 String ts = clock.instant().getEpochSecond() + "." + String.format("%06d", n);
                 record("slack", ts, buffer.toString(), n, null);
-                String answer = JsonReader.MAPPER.createObjectNode().put("ok", true).put("channel", "C0HEROSIM")
-                        .put("ts", ts).toString();
+                String answer = json(new SlackPosted(true, "C0HEROSIM", ts));
                 switch (fault) {
                     case CREATED_THEN_HANG -> vertx.setTimer(15_000, timer -> answerIfStillOpen(request, 200, answer));
                     case CREATED_THEN_DROP -> request.connection().close();

@@ -1,7 +1,8 @@
 package dev.loadflow.worker.agent;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.json.JsonReader;
@@ -52,20 +53,30 @@ public final class AgentPrompt {
                 .replace("{instructions}", instructions == null || instructions.isBlank() ? "" : instructions.strip() + "\n");
     }
 
-    /** The load's state and the event, as the model reads them. */
+    /** What the model reads of a run: the load and the event. */
+    @RegisterForReflection
+    record UserMessage(Load load, JsonNode event) {
+    }
+
+    @RegisterForReflection
+    record Load(String loadId, String clientId, String driverPhone, String stage, List<Ask> openAsks) {
+    }
+
+    @RegisterForReflection
+    record Ask(String askId, int step, String currentTimer, String openedAt) {
+    }
+
+    /** The load's state and the event, as the model reads them (the event as the log writes it). */
     static String user(LoadState state, InboundEvent event) {
-        ObjectNode message = JsonReader.MAPPER.createObjectNode();
-        ObjectNode load = message.putObject("load");
-        load.put("loadId", state.loadId()).put("clientId", state.clientId()).put("driverPhone", state.driverPhone())
-                .put("stage", state.stage());
-        ArrayNode asks = load.putArray("openAsks");
-        for (OpenAsk ask : state.openAsks().values()) {
-            asks.addObject().put("askId", ask.askId().toString()).put("step", ask.step())
-                    .put("currentTimer", ask.currentTimer() == null ? null : ask.currentTimer().toString())
-                    .put("openedAt", ask.openedAt().toString());
+        List<Ask> asks = state.openAsks().values().stream().map(ask -> new Ask(ask.askId().toString(), ask.step(),
+                ask.currentTimer() == null ? null : ask.currentTimer().toString(), ask.openedAt().toString())).toList();
+        UserMessage message = new UserMessage(new Load(state.loadId(), state.clientId(), state.driverPhone(), state.stage(), asks),
+                JsonReader.parse(EventCodec.encodeToString(event)).node());
+        try {
+            return JsonReader.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(message);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
-        message.set("event", JsonReader.parse(EventCodec.encodeToString(event)).node());
-        return message.toPrettyString();
     }
 
     private static String sha256(String text) {

@@ -4,8 +4,8 @@ import dev.loadflow.service.loop.GroupCommit;
 import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.queue.LoadQueue.Intake;
+import dev.loadflow.store.queue.MessageRefusedException;
 import dev.loadflow.store.queue.QueueMessage;
-import dev.loadflow.store.queue.SqsBatchException;
 import io.vertx.pgclient.PgException;
 
 /**
@@ -30,7 +30,7 @@ public final class Ingests {
     }
 
     private static boolean refusedByTheDatabase(RuntimeException e) {
-        return e instanceof PgException || e instanceof SqsBatchException;
+        return e instanceof PgException || e instanceof MessageRefusedException;
     }
 
     /** Queues the event's message unless its load logged it; waits for the write that takes it. */

@@ -1,6 +1,6 @@
 package dev.loadflow.worker.twilio;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.json.EventCodec;
 import dev.loadflow.model.json.JsonReader;
@@ -128,13 +128,28 @@ public class TwilioSmsResource {
             loadId = inbound.route(SOURCE, sid, route.loadId(), now);
             LOG.debugf("Twilio SMS %s routed to load %s: %s", sid, loadId, route.why());
         }
-        ObjectNode json = JsonReader.MAPPER.createObjectNode().put("eventId", sid).put("type", "InboundSms")
-                .put("occurredAt", now.toString());
-        json.putObject("payload").put("from", from).put("text", text);
-        InboundEvent event = EventCodec.parseIngest(loadId, json.toString(), now).withSource(SOURCE)
-                .withTraceparent(Traces.current());
+        // checked as every ingest is: the body a source would post for this SMS
+        InboundEvent event = EventCodec.parseIngest(loadId, ingestBody(new SmsIngest(sid, "InboundSms", now.toString(),
+                new SmsIngest.Payload(from, text))), now).withSource(SOURCE).withTraceparent(Traces.current());
         LoadQueue.Intake intake = ingests.submit(QueueMessage.of(event));
         LOG.debugf("Twilio SMS %s for load %s: %s", sid, loadId, intake);
         return Response.ok(EMPTY_TWIML, "text/xml").build();
+    }
+
+    /** The ingest API's body of an {@code InboundSms}. */
+    @RegisterForReflection
+    record SmsIngest(String eventId, String type, String occurredAt, Payload payload) {
+
+        @RegisterForReflection
+        record Payload(String from, String text) {
+        }
+    }
+
+    private static String ingestBody(SmsIngest body) {
+        try {
+            return JsonReader.MAPPER.writeValueAsString(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

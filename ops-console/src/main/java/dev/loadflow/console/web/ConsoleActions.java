@@ -217,7 +217,7 @@ public class ConsoleActions {
             if (answer.getStatus() >= 300) {
                 throw new ConsoleProblem(answer.getStatus(), service + " refused the change", detail(body));
             }
-            return body.isBlank() ? JsonReader.MAPPER.createObjectNode() : JsonReader.parse(body).node();
+            return JsonReader.parse(body.isBlank() ? "{}" : body).node();
         }
     }
 

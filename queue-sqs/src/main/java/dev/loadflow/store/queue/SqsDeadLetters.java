@@ -96,6 +96,7 @@ public final class SqsDeadLetters implements DeadLetters {
     }
 
     private static String failed(RuntimeException e) {
+        // a JSON tree on purpose: this library has no Quarkus to register a record for Jackson in a native image
         return JsonReader.MAPPER.createObjectNode().put("redriven", false)
                 .put("error", String.valueOf(e.getMessage())).toString();
     }

@@ -152,7 +152,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
      * A repeated id in the batch is sent once. As {@link #enqueue}, a message SQS already had
      * within its deduplication window is {@link Intake#QUEUED} too: SQS drops it silently.
      *
-     * @throws SqsBatchException an entry SQS refused; the entries before it were queued (sent
+     * @throws MessageRefusedException an entry SQS refused; the entries before it were queued (sent
      *                           again, SQS drops them as duplicates)
      */
     @Override
@@ -181,7 +181,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
      * {@code SendMessageBatch}, ten messages a call (SQS's limit). A FIFO queue keeps a batch's
      * order within each message group.
      *
-     * @throws SqsBatchException an entry SQS refused; the entries before it were queued
+     * @throws MessageRefusedException an entry SQS refused; the entries before it were queued
      */
     @Override
     public void enqueueAll(List<QueueMessage> messages) {
@@ -197,7 +197,7 @@ public final class SqsFifoLoadQueue implements LoadQueue, QueueView {
             SendMessageBatchResponse response = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(entries));
             if (!response.failed().isEmpty()) {
                 BatchResultErrorEntry failed = response.failed().getFirst();
-                throw new SqsBatchException("SQS refused message " + chunk.get(Integer.parseInt(failed.id())).messageId()
+                throw new MessageRefusedException("SQS refused message " + chunk.get(Integer.parseInt(failed.id())).messageId()
                         + ": " + failed.code() + " " + failed.message());
             }
         }

@@ -37,7 +37,7 @@ public final class PhoneMask {
         return replace(NATIONAL, masked, phone -> "***" + lastTwo(phone));
     }
 
-    /** A copy of {@code node} with every string in it masked. */
+    /** A copy of {@code node} with every string in it masked: a tree, since it copies whatever JSON it is given. */
     public static JsonNode mask(JsonNode node) {
         return switch (node) {
             case ObjectNode object -> {

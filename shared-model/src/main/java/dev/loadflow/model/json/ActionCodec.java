@@ -24,6 +24,7 @@ public final class ActionCodec {
     }
 
     public static ObjectNode encode(Action action) {
+        // a JSON tree on purpose: the outbox payload's wire format, that an added action kind writes into (ActionKind.write)
         ObjectNode json = JsonReader.MAPPER.createObjectNode()
                 .put("type", action.type().wire())
                 .put("subject", action.subject())

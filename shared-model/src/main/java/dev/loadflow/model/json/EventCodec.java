@@ -92,6 +92,7 @@ public final class EventCodec {
     }
 
     public static ObjectNode encode(InboundEvent event) {
+        // a JSON tree on purpose: the queue's and the log's wire format, field by field, that an added event kind writes into
         ObjectNode json = JsonReader.MAPPER.createObjectNode()
                 .put("eventId", event.eventId())
                 .put("loadId", event.loadId())
@@ -187,6 +188,7 @@ public final class EventCodec {
     }
 
     private static ObjectNode encode(EventPayload payload) {
+        // a JSON tree on purpose: each payload kind, built-in or added (EventKind.write), writes its own fields into it
         ObjectNode json = JsonReader.MAPPER.createObjectNode();
         switch (payload) {
             case EventPayload.LoadAssigned a -> json.put("clientId", a.clientId()).put("driverPhone", a.driverPhone())

@@ -41,6 +41,7 @@ public final class LogCodec {
     }
 
     private static ObjectNode encodeDecision(DecisionRecorded d) {
+        // a JSON tree on purpose: the log's wire format, written field by field so that renaming a record's field never changes what is stored
         ObjectNode json = JsonReader.MAPPER.createObjectNode()
                 .put("eventId", d.eventId())
                 .put("loadId", d.loadId())
@@ -92,6 +93,7 @@ public final class LogCodec {
     }
 
     private static ObjectNode encodeSkipped(MessageSkipped s) {
+        // a JSON tree on purpose: the log's wire format, written field by field so that renaming a record's field never changes what is stored
         return JsonReader.MAPPER.createObjectNode()
                 .put("messageId", s.messageId())
                 .put("loadId", s.loadId())
@@ -108,6 +110,7 @@ public final class LogCodec {
 
     /** The body the retention job's SQL writes for a marker: the same fields, built in the database. */
     private static ObjectNode encodeArchived(LogArchived a) {
+        // a JSON tree on purpose: the log's wire format, and the same fields the retention SQL builds
         return JsonReader.MAPPER.createObjectNode()
                 .put("loadId", a.loadId())
                 .put("throughSeq", a.throughSeq())

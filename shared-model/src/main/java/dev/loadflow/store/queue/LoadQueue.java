@@ -56,6 +56,8 @@ public interface LoadQueue {
      * per message, in order, as if each went alone in that order (a second message with the id
      * of an earlier one is {@link Intake#ALREADY_QUEUED}). A backend in the log's own database
      * does them all in one round trip.
+     *
+     * @throws MessageRefusedException the queue refused one message of the batch; those before it are queued
      */
     default List<Intake> enqueueAllUnlessLogged(List<QueueMessage> messages, EventStore events) {
         return messages.stream().map(message -> enqueueUnlessLogged(message, events)).toList();
