@@ -1,5 +1,7 @@
 package dev.loadflow.console.admin;
 
+import dev.loadflow.service.admin.HeldRepairAnswer;
+import dev.loadflow.service.admin.OperatorRequests;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -8,34 +10,42 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
-import java.util.Map;
-
-/** The load-worker's admin API for held loads, called with the console user's own credential. */
+/**
+ * The load-worker's admin API for held loads, called with the console user's own credential, in
+ * the records the worker answers with. A refusal is thrown as the {@code WebApplicationException}
+ * carrying the worker's problem.
+ */
 @RegisterRestClient(configKey = "worker-admin")
 @Path("/admin/loads")
 public interface WorkerAdmin {
 
     @POST
     @Path("/{loadId}/retry")
-    Response retry(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId);
-
-    /**
-     * Retries or skips the held heads the filters match, at most {@code limit}:
-     * {@code {"action": "retry"|"skip", "reason": …}}; {@code dryRun} lists them and changes nothing.
-     */
-    @POST
-    @Path("/held/repair")
-    @Consumes(MediaType.APPLICATION_JSON)
-    Response repair(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @QueryParam("since") String since,
-                    @QueryParam("until") String until, @QueryParam("messageType") String messageType,
-                    @QueryParam("limit") Integer limit, @QueryParam("dryRun") boolean dryRun, Map<String, String> repair);
+    HeldRepairAnswer.Changed retry(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId);
 
     @POST
     @Path("/{loadId}/skip")
     @Consumes(MediaType.APPLICATION_JSON)
-    Response skip(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId,
-                  Map<String, String> reason);
+    HeldRepairAnswer.Changed skip(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization, @PathParam("loadId") String loadId,
+                                  OperatorRequests.Acknowledge reason);
+
+    /** The dry run of a bulk repair: the held heads the filters match, at most {@code limit}; nothing changes. */
+    @POST
+    @Path("/held/repair")
+    @Consumes(MediaType.APPLICATION_JSON)
+    HeldRepairAnswer.Preview repairPreview(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization,
+                                           @QueryParam("since") String since, @QueryParam("until") String until,
+                                           @QueryParam("messageType") String messageType, @QueryParam("limit") Integer limit,
+                                           @QueryParam("dryRun") boolean dryRun, OperatorRequests.Repair repair);
+
+    /** Retries or skips the held heads the filters match, at most {@code limit}; {@code dryRun} false. */
+    @POST
+    @Path("/held/repair")
+    @Consumes(MediaType.APPLICATION_JSON)
+    HeldRepairAnswer.Repaired repair(@HeaderParam(HttpHeaders.AUTHORIZATION) String authorization,
+                                     @QueryParam("since") String since, @QueryParam("until") String until,
+                                     @QueryParam("messageType") String messageType, @QueryParam("limit") Integer limit,
+                                     @QueryParam("dryRun") boolean dryRun, OperatorRequests.Repair repair);
 }

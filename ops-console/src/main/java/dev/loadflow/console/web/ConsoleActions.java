@@ -1,11 +1,11 @@
 package dev.loadflow.console.web;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.loadflow.console.admin.DispatcherAdmin;
 import dev.loadflow.console.admin.WorkerAdmin;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.admin.HeldRepairAnswer;
+import dev.loadflow.service.admin.OperatorRequests;
 import dev.loadflow.service.admin.ReplayAnswer;
 import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.service.security.Roles;
@@ -27,7 +27,6 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The console's changes. None is made here: each goes to the owning service's admin API with
@@ -44,15 +43,13 @@ public class ConsoleActions {
     private final WorkerAdmin worker;
     private final DispatcherAdmin dispatcher;
     private final Caller caller;
-    private final com.fasterxml.jackson.databind.ObjectMapper json;
     private final Clock clock;
 
     ConsoleActions(@RestClient WorkerAdmin worker, @RestClient DispatcherAdmin dispatcher, Caller caller,
-                   com.fasterxml.jackson.databind.ObjectMapper json, Clock clock) {
+                   Clock clock) {
         this.worker = worker;
         this.dispatcher = dispatcher;
         this.caller = caller;
-        this.json = json;
         this.clock = clock;
     }
 
@@ -72,7 +69,7 @@ public class ConsoleActions {
             throw ConsoleProblem.badRequest("A skip needs a reason",
                     "Say why the message is skipped: the reason is written in the load's log and the audit trail.");
         }
-        answered("load-worker", () -> worker.skip(caller.authorization(), loadId, Map.of("reason", reason.trim())));
+        answered("load-worker", () -> worker.skip(caller.authorization(), loadId, new OperatorRequests.Acknowledge(reason.trim())));
         return back(from, loadId, "skipped");
     }
 
@@ -83,7 +80,9 @@ public class ConsoleActions {
                                 @FormParam("messageType") String messageType, @FormParam("action") String action,
                                 @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
         Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
-        HeldRepairAnswer.Preview answer = repair(filter, action, reason, limit, true, HeldRepairAnswer.Preview.class);
+        OperatorRequests.Repair repair = repair(action, reason);
+        HeldRepairAnswer.Preview answer = answered("load-worker", () -> worker.repairPreview(caller.authorization(),
+                filter.since(), filter.until(), filter.messageType(), limit, true, repair));
         Instant now = clock.instant();
         List<Views.Held> loads = answer.loads().stream().map(h -> new Views.Held(h.loadId(), h.messageId(), h.messageType(),
                 caller.masked() ? PhoneMask.mask(h.reason()) : h.reason(), Views.ago(h.since(), now), h.state())).toList();
@@ -97,14 +96,15 @@ public class ConsoleActions {
                                    @FormParam("messageType") String messageType, @FormParam("action") String action,
                                    @FormParam("reason") String reason, @FormParam("limit") Integer limit) {
         Views.HeldFilter filter = ConsolePages.heldFilter(since, until, messageType);
-        HeldRepairAnswer.Repaired answer = repair(filter, action, reason, limit, false, HeldRepairAnswer.Repaired.class);
+        OperatorRequests.Repair repair = repair(action, reason);
+        HeldRepairAnswer.Repaired answer = answered("load-worker", () -> worker.repair(caller.authorization(),
+                filter.since(), filter.until(), filter.messageType(), limit, false, repair));
         return Response.seeOther(UriBuilder.fromUri("/held?" + filter.query() + "done=bulk-" + answer.action()
                 + "&count=" + answer.done().size() + "&refused=" + answer.refused().size()).build()).build();
     }
 
-    /** The load-worker's bulk repair of the holds {@code filter} matches, or its dry run. */
-    private <T extends HeldRepairAnswer> T repair(Views.HeldFilter filter, String action, String reason, Integer limit,
-                                                  boolean dryRun, Class<T> answer) {
+    /** A bulk repair's body, once the operator's choice holds: a retry, or a skip with its reason. */
+    private static OperatorRequests.Repair repair(String action, String reason) {
         if (!"retry".equals(action) && !"skip".equals(action)) {
             throw ConsoleProblem.badRequest("Retry or skip?", "Choose whether the held head messages are retried or skipped.");
         }
@@ -112,10 +112,7 @@ public class ConsoleActions {
             throw ConsoleProblem.badRequest("A skip needs a reason",
                     "Say why the messages are skipped: the reason is written in each load's log and the audit trail.");
         }
-        Map<String, String> body = ConsolePages.blankToNull(reason) == null ? Map.of("action", action)
-                : Map.of("action", action, "reason", reason.trim());
-        return answered("load-worker", () -> worker.repair(caller.authorization(), filter.since(), filter.until(),
-                filter.messageType(), limit, dryRun, body), answer);
+        return new OperatorRequests.Repair(action, ConsolePages.blankToNull(reason) == null ? null : reason.trim());
     }
 
     /** The dry run: what a replay of these filters would do, for the operator to confirm. */
@@ -125,7 +122,8 @@ public class ConsoleActions {
                           @FormParam("since") String since, @FormParam("until") String until,
                           @FormParam("limit") Integer limit) {
         Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
-        return Pages.replayPreview(caller, filter, limit, replay(filter, limit, true, ReplayAnswer.Preview.class));
+        return Pages.replayPreview(caller, filter, limit, answered("outbox-dispatcher", () -> dispatcher.replayPreview(
+                caller.authorization(), filter.loadId(), filter.actionType(), filter.since(), filter.until(), limit, true)));
     }
 
     @POST
@@ -134,7 +132,8 @@ public class ConsoleActions {
                            @FormParam("since") String since, @FormParam("until") String until,
                            @FormParam("limit") Integer limit) {
         Views.DeadFilter filter = ConsolePages.deadFilter(loadId, actionType, since, until);
-        ReplayAnswer.Replayed answer = replay(filter, limit, false, ReplayAnswer.Replayed.class);
+        ReplayAnswer.Replayed answer = answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(),
+                filter.loadId(), filter.actionType(), filter.since(), filter.until(), limit, false));
         return Response.seeOther(UriBuilder.fromUri("/dead?" + filter.query() + "done=replayed&count="
                 + answer.replayed()).build()).build();
     }
@@ -155,7 +154,7 @@ public class ConsoleActions {
                     "Say what the provider showed: the reason is kept in the audit trail.");
         }
         answered("outbox-dispatcher", () -> dispatcher.resolve(caller.authorization(), outboxId,
-                Map.of("as", as == null ? "" : as, "reason", reason.trim())));
+                new OperatorRequests.Resolve(as == null ? "" : as, reason.trim())));
         return Response.seeOther(UriBuilder.fromPath("/ambiguous").queryParam("done", "delivered".equals(as) ? "delivered" : "resend")
                 .build()).build();
     }
@@ -172,14 +171,8 @@ public class ConsoleActions {
                     "Say what was done instead of a replay: the reason is kept in the audit trail.");
         }
         answered("outbox-dispatcher", () -> dispatcher.acknowledge(caller.authorization(), outboxId,
-                Map.of("reason", reason.trim())));
+                new OperatorRequests.Acknowledge(reason.trim())));
         return Response.seeOther(UriBuilder.fromPath("/dead").queryParam("done", "acknowledged").build()).build();
-    }
-
-    /** The dispatcher's replay of the rows {@code filter} matches (stale rows left dead), or its dry run. */
-    private <T extends ReplayAnswer> T replay(Views.DeadFilter filter, Integer limit, boolean dryRun, Class<T> answer) {
-        return answered("outbox-dispatcher", () -> dispatcher.replay(caller.authorization(), filter.loadId(),
-                filter.actionType(), filter.since(), filter.until(), limit, dryRun, false), answer);
     }
 
     /** Back where the operator acted: the load's page, or the held list. */
@@ -196,28 +189,18 @@ public class ConsoleActions {
         }
     }
 
-    /** The admin API's answer as {@code type} when it said yes; its refusal (status and detail) as the page otherwise. */
-    private <T> T answered(String service, java.util.function.Supplier<Response> call, Class<T> type) {
-        return json.convertValue(answered(service, call), type);
-    }
-
-    /** The admin API's answer as JSON when it said yes; its refusal (status and detail) as the page otherwise. */
-    private static JsonNode answered(String service, java.util.function.Supplier<Response> call) {
-        Response response;
+    /** The admin API's answer when it said yes; its refusal (status and detail) as the page otherwise. */
+    private static <T> T answered(String service, java.util.function.Supplier<T> call) {
         try {
-            response = call.get();
+            return call.get();
         } catch (WebApplicationException refused) {
-            response = refused.getResponse();
+            try (Response answer = refused.getResponse()) {
+                String body = answer.hasEntity() ? answer.readEntity(String.class) : "";
+                throw new ConsoleProblem(answer.getStatus(), service + " refused the change", detail(body));
+            }
         } catch (ProcessingException e) {
             throw new ConsoleProblem(502, service + " did not answer",
                     "The change was not made: " + service + " could not be reached (" + e.getMessage() + "). Try again.");
-        }
-        try (Response answer = response) {
-            String body = answer.hasEntity() ? answer.readEntity(String.class) : "";
-            if (answer.getStatus() >= 300) {
-                throw new ConsoleProblem(answer.getStatus(), service + " refused the change", detail(body));
-            }
-            return JsonReader.parse(body.isBlank() ? "{}" : body).node();
         }
     }
 

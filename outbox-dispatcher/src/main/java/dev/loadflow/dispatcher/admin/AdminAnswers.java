@@ -51,28 +51,6 @@ final class AdminAnswers {
     record AmbiguousRows(List<RowView> rows) {
     }
 
-    /**
-     * An operator's finding on an ambiguous row: {@code as} {@code delivered} (the provider has it:
-     * the row is dispatched and its delivered outcome published) or {@code resend} (it has not: sent
-     * again), and why.
-     */
-    @RegisterForReflection
-    public record Resolve(String as, String reason) {
-    }
-
-    @RegisterForReflection
-    record Resolved(String outboxId, String as, long auditId) {
-    }
-
-    /** An operator's acknowledgement: what was done about it instead of a replay. */
-    @RegisterForReflection
-    public record Acknowledge(String reason) {
-    }
-
-    @RegisterForReflection
-    record Acknowledged(String target, boolean acknowledged, long auditId) {
-    }
-
     @RegisterForReflection
     record Replayed(String outboxId, int replayed, long auditId) {
     }

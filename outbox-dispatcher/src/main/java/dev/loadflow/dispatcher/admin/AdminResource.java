@@ -1,5 +1,7 @@
 package dev.loadflow.dispatcher.admin;
 
+import dev.loadflow.service.admin.OperatorRequests;
+import dev.loadflow.service.admin.RowAnswers;
 import dev.loadflow.model.action.ActionType;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.service.admin.ReplayAnswer;
@@ -119,7 +121,7 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "Resolve an ambiguous row: as delivered (the provider has it: its delivered outcome is published "
             + "and the row dispatched) or resend (it has not: sent again with a fresh budget); audited")
-    public RestResponse<AdminAnswers.Resolved> resolve(@PathParam("outboxId") String outboxId, AdminAnswers.Resolve body) {
+    public RestResponse<RowAnswers.Resolved> resolve(@PathParam("outboxId") String outboxId, OperatorRequests.Resolve body) {
         if (body == null || body.as() == null || !Set.of("delivered", "resend").contains(body.as())) {
             throw invalid("as", "as is delivered (the provider has the message) or resend (it has not)");
         }
@@ -149,7 +151,7 @@ public class AdminResource {
             throw problem(Response.Status.CONFLICT, "outbox row " + outboxId + " was resolved meanwhile");
         }
         audits.logged(audit, auditId.get(), "resolved as " + body.as());
-        return RestResponse.ok(new AdminAnswers.Resolved(outboxId, body.as(), auditId.get()));
+        return RestResponse.ok(new RowAnswers.Resolved(outboxId, body.as(), auditId.get()));
     }
 
     @GET
@@ -185,7 +187,7 @@ public class AdminResource {
     @RunOnVirtualThread
     @Operation(summary = "Mark a dead row handled without sending it (and its alerts): it stays listed, and retention "
             + "deletes it once loadflow.retention.dead has passed since; audited")
-    public RestResponse<AdminAnswers.Acknowledged> acknowledge(@PathParam("outboxId") String outboxId, AdminAnswers.Acknowledge body) {
+    public RestResponse<RowAnswers.Acknowledged> acknowledge(@PathParam("outboxId") String outboxId, OperatorRequests.Acknowledge body) {
         if (invalidReason(body)) {
             throw invalid("reason", "reason is required: what was done instead of a replay, 1 to " + MAX_REASON + " characters");
         }
@@ -193,7 +195,7 @@ public class AdminResource {
         Optional<Long> auditId = outbox.acknowledge(outboxId, clock.instant(), audit);
         if (auditId.isPresent()) {
             audits.logged(audit, auditId.get(), "acknowledged");
-            return RestResponse.ok(new AdminAnswers.Acknowledged(outboxId, true, auditId.get()));
+            return RestResponse.ok(new RowAnswers.Acknowledged(outboxId, true, auditId.get()));
         }
         throw outbox.find(outboxId)
                 .map(r -> problem(Response.Status.CONFLICT, "outbox row " + outboxId + (r.status() == OutboxStatus.DEAD
@@ -268,7 +270,7 @@ public class AdminResource {
     @Path("/alerts/{id}/acknowledge")
     @RunOnVirtualThread
     @Operation(summary = "Mark an alert handled: retention deletes it once loadflow.retention.dead has passed since; audited")
-    public RestResponse<AdminAnswers.Acknowledged> acknowledgeAlert(@PathParam("id") long id, AdminAnswers.Acknowledge body) {
+    public RestResponse<RowAnswers.Acknowledged> acknowledgeAlert(@PathParam("id") long id, OperatorRequests.Acknowledge body) {
         if (invalidReason(body)) {
             throw invalid("reason", "reason is required: what was done about the alert, 1 to " + MAX_REASON + " characters");
         }
@@ -278,10 +280,10 @@ public class AdminResource {
             throw problem(Response.Status.CONFLICT, "no alert " + id + " waiting for an acknowledgement");
         }
         audits.logged(audit, auditId.get(), "acknowledged");
-        return RestResponse.ok(new AdminAnswers.Acknowledged(Long.toString(id), true, auditId.get()));
+        return RestResponse.ok(new RowAnswers.Acknowledged(Long.toString(id), true, auditId.get()));
     }
 
-    private static boolean invalidReason(AdminAnswers.Acknowledge body) {
+    private static boolean invalidReason(OperatorRequests.Acknowledge body) {
         return body == null || body.reason() == null || body.reason().isBlank() || body.reason().length() > MAX_REASON;
     }
 
