@@ -9,6 +9,8 @@ import dev.loadflow.service.store.QueueConfig;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.eventlog.EventStore;
+import dev.loadflow.store.pg.PgNotifications;
+import dev.loadflow.store.sop.SopVersions;
 import dev.loadflow.store.queue.HeldLoads;
 import dev.loadflow.store.queue.LoadQueue;
 import dev.loadflow.store.driver.PgDriverLoads;
@@ -25,6 +27,7 @@ import dev.loadflow.worker.ingest.Ingests;
 import dev.loadflow.worker.lock.LoadLock;
 import dev.loadflow.worker.lock.PgLeaseLock;
 import dev.loadflow.worker.policy.SopConfig;
+import dev.loadflow.worker.policy.SopSource;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.WorkerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -79,6 +82,20 @@ public class WorkerProducers {
         return new WorkerMetrics(registry);
     }
 
+    /** The clients' SOPs as numbered versions ({@code sop_version}). */
+    @Produces
+    @Singleton
+    SopVersions sopVersions(PgStores stores) {
+        return stores.sopVersions();
+    }
+
+    /** Each client's SOP as the policies read it: its newest stored version, else the configured rules. */
+    @Produces
+    @Singleton
+    SopSource sopSource(SopVersions versions, SopConfig sop, PgNotifications notifications, Clock clock) {
+        return new SopSource(versions, sop::rulesFor, notifications.signal(PgNotifications.SOP), clock, sop.refresh());
+    }
+
     /**
      * The policy {@code loadflow.policy.kind} names: the SOP (default), or an OpenAI-compatible
      * model with the SOP as its fallback. Both sit behind the deterministic filter.
@@ -86,9 +103,9 @@ public class WorkerProducers {
     @Produces
     @Singleton
     @DefaultBean
-    DecisionPolicy policy(SopConfig sop, PolicyConfig policy, WorkerConfig worker, MeterRegistry registry) {
+    DecisionPolicy policy(SopConfig sop, SopSource sops, PolicyConfig policy, WorkerConfig worker, MeterRegistry registry) {
         if (policy.kind() == PolicyConfig.Kind.SOP) {
-            return new SopPolicy(sop::rulesFor);
+            return new SopPolicy(sops);
         }
         PolicyConfig.Llm llm = policy.llm();
         String baseUrl = llm.baseUrl().orElseThrow(() -> new IllegalStateException(
@@ -102,7 +119,7 @@ public class WorkerProducers {
         }
         ChatModel chat = AgentPolicy.bounded(OpenAiChatModel.builder().baseUrl(baseUrl).apiKey(llm.apiKey().orElse("none"))
                 .modelName(model).timeout(llm.timeout()).maxRetries(0).temperature(0.0).build(), llm.maxConcurrency());
-        return new AgentPolicy(chat, model, sop::rulesFor, client -> Stream.of(llm.instructions(),
+        return new AgentPolicy(chat, model, sops, client -> Stream.of(llm.instructions(),
                         Optional.ofNullable(client).map(llm.clients()::get).flatMap(PolicyConfig.Llm.Client::instructions))
                 .flatMap(Optional::stream).reduce((a, b) -> a + "\n" + b).orElse(null), new AgentMetrics(registry, sop.clients().keySet()));
     }

@@ -80,6 +80,11 @@ public class PgStores {
         return new PgHeldLoads(pool, clock);
     }
 
+    /** The clients' SOPs as numbered versions. */
+    public dev.loadflow.store.sop.PgSopVersions sopVersions() {
+        return new dev.loadflow.store.sop.PgSopVersions(pool, wakeups);
+    }
+
     /** @param export where what retention deletes of what an operator handled is written first */
     public PgRetention retention(PgRetention.Export export) {
         return new PgRetention(pool, export);

@@ -48,7 +48,7 @@ class GenericPlansTest {
     private static final List<Class<?>> STORES = List.of(PgEventStore.class, PgLoadQueue.class, statementsOf("queue.Queue"),
             PgHeldLoads.class, PgOutbox.class, statementsOf("outbox.Outbox"), PgChannelCircuits.class, PgTimerStore.class,
             PgProcessedEvents.class, PgLoadStages.class, PgRetention.class, PgOpsAlerts.class, PgAdminAudit.class,
-            AuditInsert.class);
+            AuditInsert.class, dev.loadflow.store.sop.PgSopVersions.class);
 
     /** Statements that read a whole table on purpose: the held loads (a row per load held by poison) counted and listed. */
     private static final Set<String> SCANS_ON_PURPOSE = Set.of("PgHeldLoads.COUNT", "PgHeldLoads.LIST");

@@ -35,7 +35,7 @@ public final class PgBackend implements BeforeAllCallback, AfterAllCallback {
         vertx = Vertx.vertx();
         pool = database.pool(vertx, 16);
         notifications = PgNotifications.listen(vertx, database.connectOptions(), Duration.ofSeconds(1),
-                PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE);
+                PgNotifications.OUTBOX, PgNotifications.TIMERS, PgNotifications.QUEUE, PgNotifications.SOP);
         wakeups = new PgWakeups(pool);
     }
 

@@ -154,7 +154,7 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Empties every loadflow table. */
     public void truncateAll() {
-        execute("TRUNCATE event_log, event_log_archive, outbox, outbox_failure, timers, load_queue, load_queue_group, load_queue_dead, processed_event, ops_alert, load_stage, admin_audit, held_load, channel_circuit, queue_unrun_receive, provider_message, inbound_message");
+        execute("TRUNCATE event_log, event_log_archive, outbox, outbox_failure, timers, load_queue, load_queue_group, load_queue_dead, processed_event, ops_alert, load_stage, admin_audit, held_load, channel_circuit, queue_unrun_receive, provider_message, inbound_message, sop_version");
     }
 
     @Override

@@ -22,8 +22,15 @@ public interface SopConfig {
     @WithName("default")
     Defaults defaults();
 
-    /** Per-client overrides, by client id (as in {@code LoadAssigned.clientId}). */
+    /** Per-client overrides, by client id (as in {@code LoadAssigned.clientId}); a client's stored SOP versions come first. */
     Map<String, Overrides> clients();
+
+    /**
+     * How often a worker reads the stored SOP versions again when no notification of a new one
+     * came (a notification makes it read them at once).
+     */
+    @WithDefault("PT1M")
+    Duration refresh();
 
     interface Defaults {
         /** How long to wait for the driver's answer before the next attempt (ISO duration). */

@@ -20,6 +20,8 @@ public final class PgNotifications implements AutoCloseable {
     public static final String OUTBOX = "loadflow_outbox";
     public static final String TIMERS = "loadflow_timers";
     public static final String QUEUE = "loadflow_queue";
+    /** A client's SOP got a new version: the workers read the SOPs again. */
+    public static final String SOP = "loadflow_sop";
 
     private final Vertx vertx;
     private final PgSubscriber subscriber;

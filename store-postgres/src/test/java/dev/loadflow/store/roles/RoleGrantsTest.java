@@ -57,8 +57,9 @@ class RoleGrantsTest {
         expected.put("ops_alert", of("SELECT", "INSERT"));
         expected.put("schema_floor", of("SELECT"));
         expected.put("flyway_schema_history", of("SELECT"));
+        expected.put("sop_version", of("SELECT", "INSERT"));
 
-        assertThat(app).containsKeys("event_log", "outbox", "load_queue", "inbound_message").isEqualTo(expected);
+        assertThat(app).containsKeys("event_log", "outbox", "load_queue", "inbound_message", "sop_version").isEqualTo(expected);
         assertThat(PG.database().rows("""
                 SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                 WHERE i.inhparent IN ('event_log'::regclass, 'event_log_archive'::regclass)
