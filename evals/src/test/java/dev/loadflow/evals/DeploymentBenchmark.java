@@ -58,6 +58,12 @@ class DeploymentBenchmark {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final String DRIVER = "+15550100";
     private static final int SENDERS = Integer.getInteger("loadflow.bench.senders", 8);
+    /**
+     * Clients with an SOP version of their own ({@code -Dloadflow.bench.sop-clients=N}), the loads
+     * assigned among them by their id: the workers decide from the stored SOPs. 0 (the default):
+     * every load is client A's, decided by the configured rules.
+     */
+    private static final int SOP_CLIENTS = Integer.getInteger("loadflow.bench.sop-clients", 0);
     /** Runs of each flat-out shape; the one with the median rate is reported, with the lowest and highest rates. */
     static final int REPEATS = 3;
 
@@ -194,6 +200,7 @@ class DeploymentBenchmark {
         Autovacuum autovacuum = null;
         try (Driver driver = new Driver(stack, sqs); collector) {
             stack.start();
+            storeSops(stack, SOP_CLIENTS);
             autovacuum = Autovacuum.on(stack);
             String only = System.getProperty("loadflow.bench.only", "");
             driver.warmUp();
@@ -230,6 +237,23 @@ class DeploymentBenchmark {
                 sqs.close();
             }
         }
+    }
+
+    /** A version of its own for each of {@code clients} clients, written as an operator's PUT writes it. */
+    private static void storeSops(LocalRun stack, int clients) throws java.sql.SQLException {
+        if (clients > 0) {
+            stack.sql("""
+                    INSERT INTO sop_version (client_id, version, rules, made_by, made_at, reason)
+                    SELECT 'client-' || lpad(n::text, 4, '0'), 1,
+                           '{"retryAfter": "PT30M", "maxAttempts": 3, "etaRequestText": "Load {loadId}: your ETA? ({attempt})",
+                             "heroSlackChannel": "#hero-desk", "stageWebhooks": []}', 'benchmark', '2026-11-30T06:00:00Z', 'the benchmark''s clients'
+                    FROM generate_series(0, %d) n""".formatted(clients - 1));
+        }
+    }
+
+    /** The client a load is assigned to: one of {@link #SOP_CLIENTS}'s by its id, or client A. */
+    private static String clientOf(String load) {
+        return SOP_CLIENTS == 0 ? "client-a" : String.format("client-%04d", Math.floorMod(load.hashCode(), SOP_CLIENTS));
     }
 
     private static String table(List<Reported> figures, Map<String, Double> idle, double ceiling) {
@@ -547,7 +571,7 @@ class DeploymentBenchmark {
             if (i == 0) {
                 return """
                         {"eventId": "a0", "type": "LoadAssigned", "occurredAt": "2026-11-30T06:55:00Z",
-                         "payload": {"clientId": "client-a", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(DRIVER);
+                         "payload": {"clientId": "%s", "driverPhone": "%s", "stage": "dispatched"}}""".formatted(clientOf(load), DRIVER);
             }
             if (i % 2 == 1) {
                 return """
