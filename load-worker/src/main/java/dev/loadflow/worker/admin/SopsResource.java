@@ -40,6 +40,7 @@ import java.util.TreeSet;
  */
 @Path("/admin/sops")
 @Produces(MediaType.APPLICATION_JSON)
+@RegisterForReflection(targets = SopRulesCodec.Json.class) // written in answers, read back from sop_version (PgSopVersions)
 public class SopsResource {
 
     private final SopVersions versions;

@@ -73,6 +73,23 @@ public final class SopRulesCodec {
         }
     }
 
+    /**
+     * Rules as they were stored: read as written, without the limits an operator's change is held
+     * to ({@link #decode}), so that a version stored under earlier limits still decides.
+     */
+    public static SopRules read(String json) {
+        try {
+            // a field a later release added is passed over, as envelopes are (a rolling upgrade runs both)
+            Json stored = JsonReader.MAPPER.readerFor(Json.class)
+                    .without(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).readValue(json);
+            return new SopRules(Duration.parse(stored.retryAfter()), stored.maxAttempts(), stored.etaRequestText(),
+                    stored.heroSlackChannel(), stored.stageWebhooks() == null ? List.of()
+                    : stored.stageWebhooks().stream().map(URI::create).toList());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a stored SOP is not the rules' JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
     /** The rules in {@code json}, or every field that is wrong. */
     public static SopRules decode(String json) {
         try {

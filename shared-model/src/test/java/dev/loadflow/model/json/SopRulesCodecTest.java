@@ -21,6 +21,18 @@ class SopRulesCodecTest {
     }
 
     @Test
+    void aStoredVersionIsReadAsWrittenWhateverTheLimitsOfAChangeAreNow() {
+        String storedUnderOtherLimits = """
+                {"retryAfter": "P2D", "maxAttempts": 12, "etaRequestText": "ETA for {load}?", "heroSlackChannel": "#hero",
+                 "stageWebhooks": []}""";
+
+        assertThat(SopRulesCodec.read(storedUnderOtherLimits))
+                .isEqualTo(new SopRules(Duration.ofDays(2), 12, "ETA for {load}?", "#hero", List.of()));
+        assertThatThrownBy(() -> SopRulesCodec.decode(storedUnderOtherLimits))
+                .isInstanceOf(SopRulesCodec.InvalidRulesException.class);
+    }
+
+    @Test
     void everyWrongFieldIsNamedWithWhy() {
         assertThatThrownBy(() -> SopRulesCodec.decode("""
                 {"retryAfter": "PT0S", "maxAttempts": 11, "etaRequestText": "ETA for {load} {attempt}?",

@@ -93,7 +93,7 @@ public final class PgSopVersions implements SopVersions {
     }
 
     private static SopVersion version(Row row) {
-        return new SopVersion(row.getString("client_id"), row.getInteger("version"), SopRulesCodec.decode(row.getString("rules")),
+        return new SopVersion(row.getString("client_id"), row.getInteger("version"), SopRulesCodec.read(row.getString("rules")),
                 row.getString("made_by"), Pg.instant(row, "made_at"), row.getString("reason"));
     }
 }
