@@ -1,6 +1,7 @@
 package dev.loadflow.evals;
 
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.loadflow.model.policy.SopBook;
 import dev.loadflow.evals.agent.ScriptedChatModel;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.worker.agent.AgentMetrics;
@@ -45,7 +46,7 @@ class AgentBenchmark {
             OpenAiChatModel chat = OpenAiChatModel.builder().baseUrl(model.baseUrl()).apiKey("bench").modelName("scripted")
                     .timeout(Duration.ofSeconds(20)).maxRetries(0).build();
             SimpleMeterRegistry meters = new SimpleMeterRegistry();
-            rig.startWorker(new AgentPolicy(chat, "scripted", client -> Harness.CLIENT_A, client -> null,
+            rig.startWorker(new AgentPolicy(chat, "scripted", SopBook.configured(client -> Harness.CLIENT_A), client -> null,
                     new AgentMetrics(meters, Set.of("client-a"))), rig.loadLock());
             rig.startDispatcher();
 
@@ -107,7 +108,7 @@ class AgentBenchmark {
              BenchRig rig = BenchRig.start("bench_agent_backlog")) {
             var chat = AgentPolicy.bounded(OpenAiChatModel.builder().baseUrl(model.baseUrl()).apiKey("bench")
                     .modelName("scripted").timeout(timeout).maxRetries(0).build(), inFlight);
-            rig.startWorker(new AgentPolicy(chat, "scripted", client -> Harness.CLIENT_A, client -> null,
+            rig.startWorker(new AgentPolicy(chat, "scripted", SopBook.configured(client -> Harness.CLIENT_A), client -> null,
                     new AgentMetrics(new SimpleMeterRegistry(), Set.of("client-a"))), rig.loadLock(),
                     new dev.loadflow.worker.consume.QueueConsumer.Settings(inFlight, 1, 1, BenchRig.LINGER,
                             Duration.ofSeconds(1), deadline, Duration.ofSeconds(1), Duration.ofSeconds(30)));

@@ -2,6 +2,7 @@ package dev.loadflow.evals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.loadflow.model.policy.SopBook;
 import dev.loadflow.evals.agent.ScriptedChatModel;
 import dev.loadflow.evals.agent.ScriptedChatModel.Answer;
 import dev.loadflow.evals.agent.ScriptedChatModel.Call;
@@ -57,7 +58,7 @@ class AgentScenarioTest extends EvalScenario {
         model = new ScriptedChatModel(script);
         OpenAiChatModel chat = OpenAiChatModel.builder().baseUrl(model.baseUrl()).apiKey("test-key").modelName(MODEL)
                 .timeout(timeout).maxRetries(0).build();
-        AgentPolicy policy = new AgentPolicy(chat, MODEL, client -> Harness.CLIENT_A, client -> null, new AgentMetrics(agentMeters, Set.of("client-a")));
+        AgentPolicy policy = new AgentPolicy(chat, MODEL, SopBook.configured(client -> Harness.CLIENT_A), client -> null, new AgentMetrics(agentMeters, Set.of("client-a")));
         h.usePolicy(policy);
         return policy;
     }

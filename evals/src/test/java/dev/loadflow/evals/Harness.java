@@ -1,6 +1,5 @@
 package dev.loadflow.evals;
 
-import dev.loadflow.service.store.StoreProducers;
 import dev.loadflow.dispatcher.DispatcherConfig;
 import dev.loadflow.dispatcher.DispatcherMetrics;
 import dev.loadflow.dispatcher.claim.RowDispatcher;
@@ -22,6 +21,7 @@ import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.time.FakeClock;
 import dev.loadflow.pump.fire.PumpMetrics;
 import dev.loadflow.pump.fire.TimerPump;
+import dev.loadflow.service.store.StoreProducers;
 import dev.loadflow.service.trace.Traces;
 import dev.loadflow.store.PgStores;
 import dev.loadflow.store.alert.OpsAlerts;
@@ -39,6 +39,7 @@ import dev.loadflow.store.queue.PgUnrunReceives;
 import dev.loadflow.store.queue.QueueMessage;
 import dev.loadflow.store.queue.ReceivedMessage;
 import dev.loadflow.store.queue.SqsFifoLoadQueue;
+import dev.loadflow.store.sop.SopVersions;
 import dev.loadflow.store.stage.PgLoadStages;
 import dev.loadflow.store.timer.TimerStore;
 import dev.loadflow.testing.ElasticMq;
@@ -47,6 +48,7 @@ import dev.loadflow.testing.TestDatabase;
 import dev.loadflow.worker.hold.HeldRepairs;
 import dev.loadflow.worker.hold.PoisonGate;
 import dev.loadflow.worker.lock.LoadLock;
+import dev.loadflow.worker.policy.SopSource;
 import dev.loadflow.worker.run.LoadRun;
 import dev.loadflow.worker.run.RunOutcome;
 import dev.loadflow.worker.run.RunResult;
@@ -95,6 +97,8 @@ public final class Harness implements AutoCloseable {
     final OpsAlerts alerts;
     final HeldLoads held;
     final HeldRepairs repairs;
+    /** The clients' stored SOP versions ({@code sop_version}); the worker reads them after {@link #useStoredSops}. */
+    final SopVersions sops;
     private final PoisonGate gate;
     /** Every span the harness's services end, as an OTLP collector would receive them. */
     final InMemorySpanExporter spans = InMemorySpanExporter.create();
@@ -147,6 +151,7 @@ public final class Harness implements AutoCloseable {
         tracerProvider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build();
         traces = new Traces(OpenTelemetrySdk.builder().setTracerProvider(tracerProvider).build());
         held = stores.heldLoads();
+        sops = stores.sopVersions();
         repairs = new HeldRepairs(held, queue, clock);
         gate = new PoisonGate(queue, held, new PoisonGate.Settings(PoisonGate.OnPoison.HOLD, MAX_DELIVERIES,
                 HOLD_RECHECK), workerMetrics, clock);
@@ -274,6 +279,14 @@ public final class Harness implements AutoCloseable {
         } finally {
             request.end();
         }
+    }
+
+    /**
+     * From now on the worker's SOP is each client's newest stored version (client A's rules when it
+     * has none), read again on every decision, as a worker does after a version's notification.
+     */
+    void useStoredSops() {
+        usePolicy(new SopPolicy(new SopSource(sops, client -> CLIENT_A, new WakeupSignal(), clock, Duration.ZERO)));
     }
 
     /** Replaces the worker's policy (e.g. a faulty one). */

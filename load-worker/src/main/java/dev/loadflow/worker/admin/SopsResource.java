@@ -1,33 +1,44 @@
 package dev.loadflow.worker.admin;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.model.json.SopRulesCodec;
+import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.policy.SopRules;
+import dev.loadflow.model.projection.LoadState;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
 import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.eventlog.EventStore;
 import dev.loadflow.store.sop.SopChangedMeanwhileException;
 import dev.loadflow.store.sop.SopVersion;
 import dev.loadflow.store.sop.SopVersions;
 import dev.loadflow.worker.policy.SopConfig;
+import dev.loadflow.worker.policy.SopPreview;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -40,17 +51,26 @@ import java.util.TreeSet;
  */
 @Path("/admin/sops")
 @Produces(MediaType.APPLICATION_JSON)
-@RegisterForReflection(targets = SopRulesCodec.Json.class) // written in answers, read back from sop_version (PgSopVersions)
+// written in answers, read back from sop_version (PgSopVersions), previewed
+@RegisterForReflection(targets = {SopRulesCodec.Json.class, SopRulesCodec.Hours.class, SopRulesCodec.AttemptJson.class,
+        SopPreview.Preview.class, SopPreview.Text.class, SopPreview.Line.class, SopPreview.Outcome.class})
 public class SopsResource {
+
+    /** The YAML media type of an export and an import (RFC 9512). */
+    public static final String YAML = "application/yaml";
+    private static final YAMLMapper YAML_MAPPER = YAMLMapper.builder()
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build();
 
     private final SopVersions versions;
     private final SopConfig configured;
+    private final EventStore events;
     private final Audits audits;
     private final Clock clock;
 
-    SopsResource(SopVersions versions, SopConfig configured, Audits audits, Clock clock) {
+    SopsResource(SopVersions versions, SopConfig configured, EventStore events, Audits audits, Clock clock) {
         this.versions = versions;
         this.configured = configured;
+        this.events = events;
         this.audits = audits;
         this.clock = clock;
     }
@@ -84,6 +104,25 @@ public class SopsResource {
 
     @RegisterForReflection
     public record Added(String clientId, int version, long auditId) {
+    }
+
+    /** A preview's question: these rules, on that load. */
+    @RegisterForReflection
+    public record PreviewRequest(JsonNode rules, String loadId) {
+    }
+
+    /** What an import did, or would do ({@code dryRun}): each client's change, and the clients it left alone. */
+    @RegisterForReflection
+    public record Imported(boolean dryRun, List<ClientChange> changes, List<String> untouched) {
+    }
+
+    /**
+     * One client of an import: {@code added} (its first stored version), {@code changed} (a new
+     * version) or {@code unchanged} (the rules it has); {@code from} and {@code to} are versions
+     * ({@code to} is null in a dry run).
+     */
+    @RegisterForReflection
+    public record ClientChange(String clientId, String change, int from, Integer to, Long auditId) {
     }
 
     /** Every client with an SOP of its own, stored or configured, with its current version. */
@@ -122,7 +161,7 @@ public class SopsResource {
     @RunOnVirtualThread
     public RestResponse<Added> put(@PathParam("clientId") String clientId, NewVersion body) {
         checkClientId(clientId);
-        if (body == null || body.rules() == null) {
+        if (body == null) {
             throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "rules is required: the SOP's fields, whole", "rules")
                     .exception();
         }
@@ -131,13 +170,7 @@ public class SopsResource {
             throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "reason is required: why the SOP changes, 1 to "
                     + OperatorReason.MAX + " characters", "reason").exception();
         }
-        SopRules rules;
-        try {
-            rules = SopRulesCodec.decode(body.rules());
-        } catch (SopRulesCodec.InvalidRulesException e) {
-            throw Problem.of(Response.Status.BAD_REQUEST, "Invalid SOP", e.getMessage(),
-                    "rules." + e.errors().getFirst().field()).exception();
-        }
+        SopRules rules = rules(body.rules());
         AuditRecord audit = audits.of("sop.put", clientId, Map.of("reason", reason,
                 "rules", JsonReader.MAPPER.valueToTree(SopRulesCodec.json(rules))));
         SopVersions.Added added;
@@ -148,6 +181,159 @@ public class SopsResource {
         }
         audits.logged(audit, added.auditId(), "version " + added.version().version());
         return RestResponse.ok(new Added(clientId, added.version().version(), added.auditId()));
+    }
+
+    /**
+     * What {@code {"rules": {...}, "loadId": "..."}} would do as the client's SOP on that load, written
+     * nowhere: each attempt's text for the load (encoding and segments), and, event by event through
+     * the load's history, what was decided and what these rules would decide.
+     */
+    @POST
+    @Path("/{clientId}/preview")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Roles.OPERATOR)
+    @RunOnVirtualThread
+    public RestResponse<SopPreview.Preview> preview(@PathParam("clientId") String clientId, PreviewRequest body) {
+        checkClientId(clientId);
+        if (body == null || body.loadId() == null || !InboundIds.isValidLoadId(body.loadId())) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId is required: the load to preview the SOP on",
+                    "loadId").exception();
+        }
+        SopRules rules = rules(body.rules());
+        LoadLog log = events.read(body.loadId());
+        if (log.entries().isEmpty()) {
+            throw Problem.of(Response.Status.NOT_FOUND, "load " + body.loadId() + " has no events").exception();
+        }
+        LoadState state = LoadState.project(log);
+        if (state.clientId() != null && !state.clientId().equals(clientId)) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "load " + body.loadId() + " belongs to client "
+                    + state.clientId() + ", not " + clientId, "loadId").exception();
+        }
+        return RestResponse.ok(SopPreview.of(clientId, rules, log));
+    }
+
+    /**
+     * Every client's current stored SOP as one YAML document ({@code sops: {<clientId>: {version, rules}}}),
+     * for a team to keep in git and bring back with {@link #importAll}. Clients on configured rules
+     * are not in it.
+     */
+    @GET
+    @Path("/export")
+    @Produces(YAML)
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    @RunOnVirtualThread
+    public String export() throws JsonProcessingException {
+        ObjectNode document = YAML_MAPPER.createObjectNode();
+        ObjectNode sops = document.putObject("sops");
+        for (SopVersion version : versions.currents()) {
+            ObjectNode client = sops.putObject(version.clientId());
+            client.put("version", version.version());
+            client.set("rules", JsonReader.MAPPER.valueToTree(SopRulesCodec.json(version.rules())));
+        }
+        return "# loadflow SOPs, exported " + clock.instant() + "; import with POST /admin/sops/import\n"
+                + YAML_MAPPER.writeValueAsString(document);
+    }
+
+    /**
+     * Brings back an exported document: each client whose rules differ from its current SOP gets a
+     * new version, all in one transaction, each audited; a {@code dryRun} lists what would change and
+     * writes nothing. Every wrong field of every client is named and nothing is written. A
+     * client's {@code version} in the document is informational; clients not in it are left alone.
+     */
+    @POST
+    @Path("/import")
+    @Consumes({YAML, "text/yaml", "application/x-yaml"})
+    @RolesAllowed(Roles.OPERATOR)
+    @RunOnVirtualThread
+    public RestResponse<Imported> importAll(String document, @QueryParam("dryRun") boolean dryRun,
+                                            @QueryParam("reason") String reasonParam) {
+        String reason = reasonParam == null ? "" : reasonParam.strip();
+        if (!dryRun && (reason.isEmpty() || reason.length() > OperatorReason.MAX)) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "reason is required: why the SOPs change, 1 to "
+                    + OperatorReason.MAX + " characters", "reason").exception();
+        }
+        JsonNode sops = sopsOf(document);
+        Map<String, SopRules> wanted = new TreeMap<>();
+        List<String> errors = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> client : sops.properties()) {
+            if (!InboundIds.isValidLoadId(client.getKey())) {
+                errors.add("sops." + client.getKey() + ": a client id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -");
+                continue;
+            }
+            try {
+                wanted.put(client.getKey(), SopRulesCodec.decode(client.getValue().path("rules")));
+            } catch (SopRulesCodec.InvalidRulesException e) {
+                e.errors().forEach(error -> errors.add("sops." + client.getKey() + ".rules." + error.field() + ": " + error.why()));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Invalid SOPs", String.join("; ", errors), "sops").exception();
+        }
+        Map<String, SopVersion> stored = new TreeMap<>();
+        versions.currents().forEach(version -> stored.put(version.clientId(), version));
+        List<ClientChange> changes = new ArrayList<>();
+        List<SopVersions.Change> writes = new ArrayList<>();
+        for (Map.Entry<String, SopRules> client : wanted.entrySet()) {
+            SopVersion current = stored.get(client.getKey());
+            SopRules now = current == null ? configured.rulesFor(client.getKey()) : current.rules();
+            int from = current == null ? 0 : current.version();
+            if (now.equals(client.getValue())) {
+                changes.add(new ClientChange(client.getKey(), "unchanged", from, from, null));
+                continue;
+            }
+            changes.add(new ClientChange(client.getKey(), current == null ? "added" : "changed", from, null, null));
+            writes.add(new SopVersions.Change(client.getKey(), client.getValue(), reason,
+                    audits.of("sop.import", client.getKey(), Map.of("reason", reason,
+                            "rules", JsonReader.MAPPER.valueToTree(SopRulesCodec.json(client.getValue()))))));
+        }
+        List<String> untouched = stored.keySet().stream().filter(client -> !wanted.containsKey(client)).toList();
+        if (dryRun || writes.isEmpty()) {
+            return RestResponse.ok(new Imported(dryRun, changes, untouched));
+        }
+        List<SopVersions.Added> added;
+        try {
+            added = versions.addAll(writes, clock.instant());
+        } catch (SopChangedMeanwhileException e) {
+            throw Problem.of(Response.Status.CONFLICT, e.getMessage()).exception();
+        }
+        Map<String, SopVersions.Added> byClient = new TreeMap<>();
+        for (int i = 0; i < added.size(); i++) {
+            byClient.put(writes.get(i).clientId(), added.get(i));
+            audits.logged(writes.get(i).audit(), added.get(i).auditId(), "version " + added.get(i).version().version());
+        }
+        List<ClientChange> done = changes.stream().map(c -> byClient.containsKey(c.clientId())
+                ? new ClientChange(c.clientId(), c.change(), c.from(), byClient.get(c.clientId()).version().version(),
+                byClient.get(c.clientId()).auditId()) : c).toList();
+        return RestResponse.ok(new Imported(false, done, untouched));
+    }
+
+    private static JsonNode sopsOf(String document) {
+        JsonNode root;
+        try {
+            root = document == null || document.isBlank() ? null : YAML_MAPPER.readTree(document);
+        } catch (JsonProcessingException e) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "not YAML: " + e.getOriginalMessage(), "sops")
+                    .exception();
+        }
+        if (root == null || !root.path("sops").isObject()) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request",
+                    "a document of sops: {<clientId>: {rules: {...}}}, as GET /admin/sops/export writes it", "sops").exception();
+        }
+        return root.path("sops");
+    }
+
+    /** The rules of a request, every wrong field named in the 400 problem. */
+    private static SopRules rules(JsonNode json) {
+        if (json == null || json.isNull()) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "rules is required: the SOP's fields, whole", "rules")
+                    .exception();
+        }
+        try {
+            return SopRulesCodec.decode(json);
+        } catch (SopRulesCodec.InvalidRulesException e) {
+            throw Problem.of(Response.Status.BAD_REQUEST, "Invalid SOP", e.getMessage(),
+                    "rules." + e.errors().getFirst().field()).exception();
+        }
     }
 
     private static void checkClientId(String clientId) {

@@ -15,6 +15,7 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.Provenance;
 import dev.loadflow.model.policy.Decision;
 import dev.loadflow.model.policy.DecisionPolicy;
+import dev.loadflow.model.policy.SopBook;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.projection.LoadState;
@@ -43,22 +44,22 @@ public final class AgentPolicy implements DecisionPolicy {
 
     private final ChatModel model;
     private final String modelName;
-    private final Function<String, SopRules> rules;
+    private final SopBook sops;
     private final Function<String, String> instructions;
     private final SopPolicy sop;
     private final AgentMetrics metrics;
 
     /**
-     * @param rules        the client's SOP rules (they bound the model's answers and make the fallback)
+     * @param sops         the clients' SOP versions (they bound the model's answers and make the fallback)
      * @param instructions the client's added prompt words (or null)
      */
-    public AgentPolicy(ChatModel model, String modelName, Function<String, SopRules> rules,
+    public AgentPolicy(ChatModel model, String modelName, SopBook sops,
                        Function<String, String> instructions, AgentMetrics metrics) {
         this.model = model;
         this.modelName = modelName;
-        this.rules = rules;
+        this.sops = sops;
         this.instructions = instructions;
-        this.sop = new SopPolicy(rules);
+        this.sop = new SopPolicy(sops);
         this.metrics = metrics;
     }
 
@@ -74,7 +75,8 @@ public final class AgentPolicy implements DecisionPolicy {
             return sop.decide(event, state, now);
         }
         String client = metrics.label(state.clientId());
-        SopRules clientRules = rules.apply(state.clientId());
+        SopBook.Sop current = sopOf(event, state);
+        SopRules clientRules = current.rules();
         List<ChatMessage> messages = new ArrayList<>(List.of(
                 SystemMessage.from(AgentPrompt.system(clientRules, instructions.apply(state.clientId()))),
                 UserMessage.from(AgentPrompt.user(state, event))));
@@ -109,7 +111,7 @@ public final class AgentPolicy implements DecisionPolicy {
                 Decision decision = GuardRails.check(calls, ai.text(), event, state, clientRules, now);
                 metrics.call(client, "ok", Duration.ofNanos(System.nanoTime() - callStarted));
                 metrics.decided(client, Provenance.LLM);
-                return decision.by(Provenance.llm(modelName, AgentPrompt.TEMPLATE_HASH, tokensIn, tokensOut, millisSince(started)));
+                return decision.under(current.ref()).by(Provenance.llm(modelName, AgentPrompt.TEMPLATE_HASH, tokensIn, tokensOut, millisSince(started)));
             } catch (RefusedAnswer refused) {
                 metrics.call(client, "refused", Duration.ofNanos(System.nanoTime() - callStarted));
                 reason = "refused";
@@ -130,6 +132,15 @@ public final class AgentPolicy implements DecisionPolicy {
         Decision fallback = sop.decide(event, state, now);
         return fallback.by(Provenance.fallback(modelName, AgentPrompt.TEMPLATE_HASH, tokensIn, tokensOut,
                 millisSince(started), why));
+    }
+
+    /** The SOP version that decides {@code event}: an open ask's timer keeps the ask's version, the rest the newest. */
+    private SopBook.Sop sopOf(InboundEvent event, LoadState state) {
+        if (event.payload() instanceof EventPayload.TimerFired fired) {
+            return state.openAsk(fired.askId()).map(ask -> sops.at(state.clientId(), ask.sopVersion()))
+                    .orElseGet(() -> sops.current(state.clientId()));
+        }
+        return sops.current(state.clientId());
     }
 
     private static long millisSince(long nanos) {

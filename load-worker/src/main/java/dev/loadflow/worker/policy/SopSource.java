@@ -1,5 +1,7 @@
 package dev.loadflow.worker.policy;
 
+import dev.loadflow.model.event.SopRef;
+import dev.loadflow.model.policy.SopBook;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.store.pg.WakeupSignal;
 import dev.loadflow.store.sop.SopVersion;
@@ -12,6 +14,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -21,8 +24,12 @@ import java.util.function.Function;
  * {@code NOTIFY loadflow_sop}, sent after the version commits, from any worker) and at least every
  * {@code maxAge}, should a notification be lost with its connection. A read that fails keeps the
  * versions held before it.
+ *
+ * <p>An open ask keeps the version that opened it ({@link #at}): a version is never changed, so
+ * one read is kept for good, and a client's history is read once when one of its versions is asked
+ * for that is not held.
  */
-public final class SopSource implements Function<String, SopRules> {
+public final class SopSource implements SopBook {
 
     private static final Logger LOG = Logger.getLogger(SopSource.class);
 
@@ -32,6 +39,7 @@ public final class SopSource implements Function<String, SopRules> {
     private final Clock clock;
     private final Duration maxAge;
     private volatile Held held;
+    private final Map<SopRef, SopVersion> older = new ConcurrentHashMap<>();
 
     /** The versions held, the signal's generation when they were read, and when. */
     private record Held(Map<String, SopVersion> byClient, long generation, Instant readAt) {
@@ -51,8 +59,30 @@ public final class SopSource implements Function<String, SopRules> {
     }
 
     @Override
-    public SopRules apply(String clientId) {
-        return version(clientId).map(SopVersion::rules).orElseGet(() -> configured.apply(clientId));
+    public Sop current(String clientId) {
+        return version(clientId).map(v -> new Sop(new SopRef(clientId, v.version()), v.rules()))
+                .orElseGet(() -> new Sop(new SopRef(clientId, SopRef.CONFIGURED), configured.apply(clientId)));
+    }
+
+    @Override
+    public Sop at(String clientId, int version) {
+        if (version == SopRef.CONFIGURED || clientId == null) {
+            return new Sop(new SopRef(clientId, SopRef.CONFIGURED), configured.apply(clientId));
+        }
+        Optional<SopVersion> newest = version(clientId);
+        if (newest.isPresent() && newest.get().version() == version) {
+            return new Sop(new SopRef(clientId, version), newest.get().rules());
+        }
+        SopRef ref = new SopRef(clientId, version);
+        SopVersion kept = older.get(ref);
+        if (kept == null) {
+            versions.history(clientId).forEach(v -> older.putIfAbsent(new SopRef(clientId, v.version()), v));
+            kept = older.get(ref);
+        }
+        if (kept == null) {
+            throw new IllegalStateException("client " + clientId + " has no SOP version " + version);
+        }
+        return new Sop(ref, kept.rules());
     }
 
     /** The client's newest stored version, if it has one. */

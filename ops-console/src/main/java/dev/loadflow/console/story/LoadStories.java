@@ -158,7 +158,7 @@ public class LoadStories {
             }
             case DecisionRecorded decision -> {
                 summary = (decision.filtered() ? "filtered: " : "") + decision.reason();
-                detail = decidedBy(decision)
+                detail = decidedBy(decision) + sop(decision)
                         + (decision.actions().isEmpty() ? ", no actions"
                         : ", actions: " + decision.actions().stream().map(a -> a.type().wire()).collect(Collectors.joining(", ")))
                         + (decision.closedAsks().isEmpty() ? "" : "; closes " + String.join(", ", decision.closedAsks()));
@@ -220,6 +220,15 @@ public class LoadStories {
         return "decided by " + p.decidedBy() + " (model " + p.model() + ", prompt " + p.promptHash() + ", "
                 + (p.tokensIn() + p.tokensOut()) + " tokens, " + p.latencyMillis() + " ms"
                 + (p.note() == null ? "" : "; " + p.note()) + ")";
+    }
+
+    /** The SOP version the decision followed, when it names one. */
+    private static String sop(DecisionRecorded decision) {
+        if (decision.sop() == null) {
+            return "";
+        }
+        return decision.sop().stored() ? " under SOP version " + decision.sop().version() + " of " + decision.sop().clientId()
+                : " under the configured SOP" + (decision.sop().clientId() == null ? "" : " of " + decision.sop().clientId());
     }
 
     /** {@code key: value} pairs of a payload, in their order. */

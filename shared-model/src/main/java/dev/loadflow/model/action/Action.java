@@ -94,7 +94,7 @@ public sealed interface Action
 
         @Override
         public String subject() {
-            return timerId.askId().toString();
+            return timerId.subject();
         }
 
         @Override
@@ -116,7 +116,7 @@ public sealed interface Action
 
         @Override
         public String subject() {
-            return timerId.askId().toString();
+            return timerId.subject();
         }
 
         @Override

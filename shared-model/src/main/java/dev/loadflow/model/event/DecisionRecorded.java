@@ -14,11 +14,13 @@ import java.util.Objects;
  * stale timer, a Hero-channel failure). {@code closedAsks} lists the asks this decision ends
  * (answered, or escalated to a Hero). {@code provenance} says who decided (the SOP, the model,
  * or the SOP after the model failed) and what a model's decision cost; it is null for a
- * filtered decision and for decisions logged before it was recorded.
+ * filtered decision and for decisions logged before it was recorded. {@code sop} names the client's
+ * SOP version the decision followed; it is null for a filtered decision, for one no SOP rule took
+ * (the Hero task after a duplicate key) and for decisions logged before it was recorded.
  */
 public record DecisionRecorded(String eventId, String loadId, Instant decidedAt, String correlationId,
                                List<Action> actions, boolean filtered, boolean needsHeroTask, String reason,
-                               List<String> closedAsks, Provenance provenance) implements LogEntry {
+                               List<String> closedAsks, Provenance provenance, SopRef sop) implements LogEntry {
 
     public static final String TYPE = "DecisionRecorded";
 
@@ -37,7 +39,15 @@ public record DecisionRecorded(String eventId, String loadId, Instant decidedAt,
     /** A decision without its provenance (filtered, or as logged before provenance was recorded). */
     public DecisionRecorded(String eventId, String loadId, Instant decidedAt, String correlationId, List<Action> actions,
                             boolean filtered, boolean needsHeroTask, String reason, List<String> closedAsks) {
-        this(eventId, loadId, decidedAt, correlationId, actions, filtered, needsHeroTask, reason, closedAsks, null);
+        this(eventId, loadId, decidedAt, correlationId, actions, filtered, needsHeroTask, reason, closedAsks, null, null);
+    }
+
+    /** A decision that names no SOP version (as logged before the version was recorded). */
+    public DecisionRecorded(String eventId, String loadId, Instant decidedAt, String correlationId, List<Action> actions,
+                            boolean filtered, boolean needsHeroTask, String reason, List<String> closedAsks,
+                            Provenance provenance) {
+        this(eventId, loadId, decidedAt, correlationId, actions, filtered, needsHeroTask, reason, closedAsks, provenance,
+                null);
     }
 
     /** A filtered noop on {@code event}: no policy call, no actions. */
@@ -56,8 +66,15 @@ public record DecisionRecorded(String eventId, String loadId, Instant decidedAt,
     public static DecisionRecorded decided(InboundEvent event, Instant decidedAt, List<Action> actions,
                                            boolean needsHeroTask, String reason, List<String> closedAsks,
                                            Provenance provenance) {
+        return decided(event, decidedAt, actions, needsHeroTask, reason, closedAsks, provenance, null);
+    }
+
+    /** A decision of the policy on {@code event}, taken by {@code provenance} under the SOP version {@code sop}. */
+    public static DecisionRecorded decided(InboundEvent event, Instant decidedAt, List<Action> actions,
+                                           boolean needsHeroTask, String reason, List<String> closedAsks,
+                                           Provenance provenance, SopRef sop) {
         return new DecisionRecorded(event.eventId(), event.loadId(), decidedAt, event.correlationId(),
-                actions, false, needsHeroTask, reason, closedAsks, Objects.requireNonNull(provenance, "provenance"));
+                actions, false, needsHeroTask, reason, closedAsks, Objects.requireNonNull(provenance, "provenance"), sop);
     }
 
     @Override

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.model.action.Action;
 import dev.loadflow.model.event.DecisionRecorded;
+import dev.loadflow.model.event.SopRef;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogArchived;
 import dev.loadflow.model.event.LogEntry;
@@ -61,6 +62,10 @@ public final class LogCodec {
                 EventCodec.putIfSet(agent, "note", p.note());
             }
         }
+        if (d.sop() != null) {
+            ObjectNode sop = json.putObject("sop").put("version", d.sop().version());
+            EventCodec.putIfSet(sop, "clientId", d.sop().clientId());
+        }
         return json;
     }
 
@@ -89,7 +94,12 @@ public final class LogCodec {
         }
         return new DecisionRecorded(r.text("eventId"), r.text("loadId"), r.instant("decidedAt"),
                 r.optionalText("correlationId"), actions, r.bool("filtered"), r.bool("needsHeroTask"),
-                r.anyText("reason"), closed, decodeProvenance(r));
+                r.anyText("reason"), closed, decodeProvenance(r), decodeSop(r.node().path("sop")));
+    }
+
+    private static SopRef decodeSop(JsonNode sop) {
+        return sop.isObject() ? new SopRef(sop.hasNonNull("clientId") ? sop.path("clientId").asText() : null,
+                sop.path("version").asInt()) : null;
     }
 
     private static ObjectNode encodeSkipped(MessageSkipped s) {

@@ -4,6 +4,7 @@ import dev.loadflow.model.action.Action;
 import dev.loadflow.model.action.Urgency;
 import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.Provenance;
+import dev.loadflow.model.event.SopRef;
 import dev.loadflow.model.id.ActionKey;
 
 import java.util.List;
@@ -12,10 +13,11 @@ import java.util.Objects;
 /**
  * What a policy decided about one event: the actions to take (they become outbox rows in the
  * same transaction as the log entries), whether a human must look, why, which asks the
- * decision ends, and who decided ({@link Provenance}).
+ * decision ends, who decided ({@link Provenance}), and the SOP version it followed (null when no
+ * SOP rule took it).
  */
 public record Decision(List<Action> actions, boolean needsHeroTask, String reason, List<String> closedAsks,
-                       Provenance provenance) {
+                       Provenance provenance, SopRef sop) {
 
     public Decision {
         actions = List.copyOf(actions);
@@ -26,12 +28,17 @@ public record Decision(List<Action> actions, boolean needsHeroTask, String reaso
 
     /** A decision of the deterministic SOP. */
     public Decision(List<Action> actions, boolean needsHeroTask, String reason, List<String> closedAsks) {
-        this(actions, needsHeroTask, reason, closedAsks, Provenance.BY_SOP);
+        this(actions, needsHeroTask, reason, closedAsks, Provenance.BY_SOP, null);
     }
 
     /** The same decision, said to be taken by {@code provenance}. */
     public Decision by(Provenance provenance) {
-        return new Decision(actions, needsHeroTask, reason, closedAsks, provenance);
+        return new Decision(actions, needsHeroTask, reason, closedAsks, provenance, sop);
+    }
+
+    /** The same decision, said to follow the SOP version {@code sop}. */
+    public Decision under(SopRef sop) {
+        return new Decision(actions, needsHeroTask, reason, closedAsks, provenance, sop);
     }
 
     /** Nothing to do. */

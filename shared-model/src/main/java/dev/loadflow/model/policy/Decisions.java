@@ -40,6 +40,6 @@ public final class Decisions {
 
     private static DecisionRecorded recorded(InboundEvent event, Decision decision, Instant now) {
         return DecisionRecorded.decided(event, now, decision.actions(), decision.needsHeroTask(), decision.reason(),
-                decision.closedAsks(), decision.provenance());
+                decision.closedAsks(), decision.provenance(), decision.sop());
     }
 }

@@ -23,10 +23,12 @@ import java.util.function.Function;
 /**
  * The deterministic SOP of docs/design.md, per client:
  * <ul>
- *   <li>a high-risk ping with no open ETA ask opens one: {@code send_sms} and
- *       {@code set_timer(now + retry-after)};</li>
+ *   <li>a ping of a risk the client's SOP asks on (high, unless it says otherwise), with no open
+ *       ETA ask, opens one: {@code send_sms} and {@code set_timer(now + the attempt's wait)};</li>
  *   <li>a current timer with attempts left takes the next step (SMS again, new timer); when
- *       the attempts are spent, an urgent {@code create_hero_task} and the ask closes;</li>
+ *       the attempts are spent, a {@code create_hero_task} of the SOP's priority and the ask closes;</li>
+ *   <li>an attempt's text decided outside the client's SMS hours waits for them on a durable timer
+ *       ({@link TimerId#window}) unless the attempt is urgent; when that timer fires, the text goes;</li>
  *   <li>a driver's SMS answers every open ask: {@code cancel_timer} and {@code post_hero_slack};</li>
  *   <li>an SMS from a number that is not the load's driver's answers no ask: a Hero task says
  *       who wrote what ({@link #fromStranger});</li>
@@ -41,20 +43,33 @@ import java.util.function.Function;
  *       and {@code stage_changed} to the client's stage webhooks when it has any (the first
  *       assignment gives the load its stage: nothing changed).</li>
  * </ul>
+ * Every decision names the SOP version it followed. A new ask follows the client's newest version;
+ * an open ask follows the version that opened it, for its attempts, waits, texts, its answer's
+ * Slack channel and its Hero task.
  */
 public final class SopPolicy implements DecisionPolicy {
 
     public static final String ETA_REQUEST = "eta_request";
 
-    private final Function<String, SopRules> rulesByClient;
+    private final SopBook sops;
 
-    /** @param rulesByClient the rules of a client id (or of {@code null}: an unassigned load) */
+    /** @param sops the clients' SOP versions */
+    public SopPolicy(SopBook sops) {
+        this.sops = sops;
+    }
+
+    /** @param rulesByClient the configured rules of a client id (or of {@code null}: an unassigned load) */
     public SopPolicy(Function<String, SopRules> rulesByClient) {
-        this.rulesByClient = rulesByClient;
+        this(SopBook.configured(rulesByClient));
     }
 
     @Override
     public Decision decide(InboundEvent event, LoadState state, Instant now) {
+        Decision decision = rules(event, state, now);
+        return decision.sop() == null ? decision.under(sops.current(state.clientId()).ref()) : decision;
+    }
+
+    private Decision rules(InboundEvent event, LoadState state, Instant now) {
         return switch (event.payload()) {
             case EventPayload.LoadAssigned assigned -> onAssigned(event, assigned, state);
             case EventPayload.LocationPing ping -> onPing(event, ping, state, now);
@@ -78,17 +93,20 @@ public final class SopPolicy implements DecisionPolicy {
         String subject = EventIds.eventSubject(event.eventId());
         List<Action> actions = new ArrayList<>();
         actions.add(new Action.UpdateStage(subject, 1, assigned.stage()));
-        List<URI> webhooks = rulesByClient.apply(assigned.clientId()).stageWebhooks();
+        SopBook.Sop sop = sops.current(assigned.clientId());
+        List<URI> webhooks = sop.rules().stageWebhooks();
         if (!webhooks.isEmpty()) {
             actions.add(new Action.StageChanged(subject, 1, assigned.stage(), event.occurredAt(), webhooks, assigned.clientId()));
         }
         return new Decision(actions, false, who + ", stage " + state.stage() + " -> " + assigned.stage()
-                + (webhooks.isEmpty() ? "" : ", told to " + webhooks.size() + " webhook(s)"), List.of());
+                + (webhooks.isEmpty() ? "" : ", told to " + webhooks.size() + " webhook(s)"), List.of()).under(sop.ref());
     }
 
     private Decision onPing(InboundEvent event, EventPayload.LocationPing ping, LoadState state, Instant now) {
-        if (ping.risk() != Risk.HIGH) {
-            return Decision.noop(ping.risk().wire() + "-risk ping");
+        SopBook.Sop sop = sops.current(state.clientId());
+        if (!sop.rules().asksOn(ping.risk())) {
+            return Decision.noop(ping.risk().wire() + "-risk ping" + (ping.risk() == Risk.HIGH ? ": the SOP opens no ask on it" : ""))
+                    .under(sop.ref());
         }
         for (OpenAsk ask : state.openAsks().values()) {
             if (ask.askId().kind().equals(ETA_REQUEST)) {
@@ -97,30 +115,43 @@ public final class SopPolicy implements DecisionPolicy {
         }
         if (state.driverPhone() == null) {
             ActionKey key = ActionKey.heroTaskAfterDuplicate(state.loadId(), event.eventId());
+            String risk = ping.risk().wire() + "-risk";
             return new Decision(List.of(new Action.CreateHeroTask(key.subject(), 1,
-                    "High-risk ping on load " + state.loadId() + " with no driver assigned", Urgency.URGENT,
-                    "A high-risk location ping arrived before LoadAssigned; nobody can be asked for an ETA.")),
-                    true, "high-risk ping on an unassigned load", List.of());
+                    capitalized(risk) + " ping on load " + state.loadId() + " with no driver assigned", Urgency.URGENT,
+                    "A " + risk + " location ping arrived before LoadAssigned; nobody can be asked for an ETA.")),
+                    true, risk + " ping on an unassigned load", List.of()).under(sop.ref());
         }
-        SopRules rules = rulesByClient.apply(state.clientId());
         AskId ask = AskId.of(ETA_REQUEST, event.eventId());
-        return new Decision(step(state, rules, ask, 1, now), false, "high-risk ping: ETA ask opened", List.of());
+        Step first = step(state, sop.rules(), ask, 1, now);
+        return new Decision(first.actions(), false, ping.risk().wire() + "-risk ping: ETA ask opened" + first.note(),
+                List.of()).under(sop.ref());
+    }
+
+    private static String capitalized(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     private Decision onTimer(EventPayload.TimerFired fired, LoadState state, Instant now) {
         OpenAsk ask = state.openAsk(fired.askId()).orElseThrow(
                 () -> new IllegalStateException("the filter lets only current timers through: " + fired.timerId()));
-        SopRules rules = rulesByClient.apply(state.clientId());
+        SopBook.Sop sop = sops.at(state.clientId(), ask.sopVersion());
+        SopRules rules = sop.rules();
+        if (ask.waitsForWindow()) {
+            return new Decision(send(state, rules, ask.askId(), ask.step(), now), false,
+                    "SMS hours open: attempt " + ask.step() + " sent", List.of()).under(sop.ref());
+        }
         if (ask.step() < rules.maxAttempts()) {
-            return new Decision(step(state, rules, ask.askId(), ask.step() + 1, now), false,
-                    "no answer to attempt " + ask.step() + ": attempt " + (ask.step() + 1), List.of());
+            Step next = step(state, rules, ask.askId(), ask.step() + 1, now);
+            return new Decision(next.actions(), false,
+                    "no answer to attempt " + ask.step() + ": attempt " + (ask.step() + 1) + next.note(), List.of())
+                    .under(sop.ref());
         }
         Action task = new Action.CreateHeroTask(ask.askId().toString(), ask.step(),
-                "Driver not answering on load " + state.loadId(), Urgency.URGENT,
+                "Driver not answering on load " + state.loadId(), rules.heroTaskPriority(),
                 ask.step() + " ETA requests to " + state.driverPhone() + " since " + ask.openedAt()
                         + " went unanswered. Please call the driver.");
         return new Decision(List.of(task), true, "no answer after " + ask.step() + " attempts: Hero task",
-                List.of(ask.askId().toString()));
+                List.of(ask.askId().toString())).under(sop.ref());
     }
 
     /**
@@ -172,18 +203,20 @@ public final class SopPolicy implements DecisionPolicy {
         if (state.openAsks().isEmpty()) {
             return Decision.noop("driver message with no open ask");
         }
-        SopRules rules = rulesByClient.apply(state.clientId());
         List<Action> actions = new ArrayList<>();
         List<String> closed = new ArrayList<>();
+        SopBook.Sop first = null;
         for (OpenAsk ask : state.openAsks().values()) {
+            SopBook.Sop sop = sops.at(state.clientId(), ask.sopVersion());
+            first = first == null ? sop : first;
             if (ask.currentTimer() != null) {
                 actions.add(new Action.CancelTimer(ask.currentTimer()));
             }
-            actions.add(new Action.PostHeroSlack(ask.askId().toString(), ask.step(), rules.heroSlackChannel(),
+            actions.add(new Action.PostHeroSlack(ask.askId().toString(), ask.step(), sop.rules().heroSlackChannel(),
                     "Load " + state.loadId() + ": driver answered " + ask.askId().kind() + ": \"" + sms.text() + "\""));
             closed.add(ask.askId().toString());
         }
-        return new Decision(actions, false, "driver answered " + closed, closed);
+        return new Decision(actions, false, "driver answered " + closed, closed).under(first.ref());
     }
 
     private Decision onFailedOutcome(EventPayload.ActionOutcome outcome, LoadState state) {
@@ -213,9 +246,26 @@ public final class SopPolicy implements DecisionPolicy {
                 + ": Hero task", state.openAsk(failed.subject()).isPresent() ? List.of(failed.subject()) : List.of());
     }
 
-    private static List<Action> step(LoadState state, SopRules rules, AskId ask, int attempt, Instant now) {
+    /** An attempt's actions, and what the reason adds (the wait for the SMS hours). */
+    private record Step(List<Action> actions, String note) {
+    }
+
+    /**
+     * Attempt {@code attempt} of {@code ask}: its text and the wait for an answer; or, outside the
+     * SMS hours and not urgent, a timer for when they open.
+     */
+    private static Step step(LoadState state, SopRules rules, AskId ask, int attempt, Instant now) {
+        Instant textable = rules.attempt(attempt).urgent() ? now : rules.textableAt(now);
+        if (textable.isAfter(now)) {
+            return new Step(List.of(new Action.SetTimer(TimerId.window(state.loadId(), ask, attempt), textable)),
+                    ", its text waits for the SMS hours (" + textable + ")");
+        }
+        return new Step(send(state, rules, ask, attempt, now), "");
+    }
+
+    private static List<Action> send(LoadState state, SopRules rules, AskId ask, int attempt, Instant now) {
         return List.of(
-                new Action.SendSms(ask, attempt, state.driverPhone(), rules.etaRequest(state.loadId(), attempt)),
-                new Action.SetTimer(TimerId.of(state.loadId(), ask, attempt), now.plus(rules.retryAfter())));
+                new Action.SendSms(ask, attempt, state.driverPhone(), rules.text(attempt, state.loadId(), state.stage())),
+                new Action.SetTimer(TimerId.of(state.loadId(), ask, attempt), now.plus(rules.attempt(attempt).waitFor())));
     }
 }

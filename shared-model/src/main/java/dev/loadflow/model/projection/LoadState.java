@@ -7,6 +7,8 @@ import dev.loadflow.model.event.InboundEvent;
 import dev.loadflow.model.event.LogArchived;
 import dev.loadflow.model.event.MessageSkipped;
 import dev.loadflow.model.event.OutcomeStatus;
+import dev.loadflow.model.id.AskId;
+import dev.loadflow.model.id.TimerId;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.log.RecordedEntry;
 import org.pcollections.HashTreePSet;
@@ -180,10 +182,12 @@ public record LoadState(String loadId, long version, String clientId, String dri
 
         void apply(DecisionRecorded decision) {
             Instant at = decision.decidedAt();
+            int sopVersion = decision.sop() == null ? 0 : decision.sop().version();
             for (Action action : decision.actions()) {
                 switch (action) {
-                    case Action.SendSms sms -> step(sms.askId().toString(), sms.attempt(), null, at);
-                    case Action.SetTimer timer -> step(timer.subject(), timer.attempt(), timer.timerId(), at);
+                    case Action.SendSms sms -> step(sms.askId().toString(), sms.attempt(), null, at, sopVersion);
+                    case Action.SetTimer timer -> step(timer.timerId().askId().toString(), timer.attempt(), timer.timerId(),
+                            at, sopVersion);
                     case Action.UpdateStage update -> stage = update.stage();
                     case Action.CancelTimer cancel -> { }
                     case Action.CreateHeroTask task -> { }
@@ -199,17 +203,22 @@ public record LoadState(String loadId, long version, String clientId, String dri
             }
         }
 
-        private void step(String askId, int attempt, dev.loadflow.model.id.TimerId timer, Instant at) {
+        /** An ask's step taken at {@code at}; a new ask keeps {@code sopVersion}, the version that opened it. */
+        private void step(String askId, int attempt, TimerId timer, Instant at, int sopVersion) {
             if (closed.contains(askId)) {
                 return;
             }
             OpenAsk current = open.get(askId);
             if (current == null) {
-                open = open.plus(askId, new OpenAsk(dev.loadflow.model.id.AskId.parse(askId), attempt, timer, at, at));
+                open = open.plus(askId, new OpenAsk(AskId.parse(askId), attempt, timer, at, at, sopVersion));
             } else if (attempt > current.step()) {
-                open = open.plus(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), at));
+                open = open.plus(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), at,
+                        current.sopVersion()));
             } else if (attempt == current.step() && timer != null) {
-                open = open.plus(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), current.stepTakenAt()));
+                // the step's own timer after the SMS hours' wait: the text goes out now
+                Instant taken = current.waitsForWindow() && !timer.window() ? at : current.stepTakenAt();
+                open = open.plus(askId, new OpenAsk(current.askId(), attempt, timer, current.openedAt(), taken,
+                        current.sopVersion()));
             }
         }
 

@@ -23,6 +23,18 @@ public interface SopVersions {
      */
     Added add(String clientId, SopRules rules, String reason, AuditRecord audit, Instant at);
 
+    /**
+     * Adds each client's next version, all of them or none, each with its audit row: an import of
+     * many clients' SOPs.
+     *
+     * @throws SopChangedMeanwhileException another change took one of those version numbers first (none is added)
+     */
+    List<Added> addAll(List<Change> changes, Instant at);
+
+    /** One client's new rules, why, and the audit row of the change. */
+    record Change(String clientId, SopRules rules, String reason, AuditRecord audit) {
+    }
+
     /** A version added, and the audit row written with it. */
     record Added(SopVersion version, long auditId) {
     }

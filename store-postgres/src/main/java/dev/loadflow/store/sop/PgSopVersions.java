@@ -1,11 +1,13 @@
 package dev.loadflow.store.sop;
 
 import dev.loadflow.model.json.SopRulesCodec;
+import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.store.audit.AuditInsert;
 import dev.loadflow.store.audit.AuditRecord;
 import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.store.pg.Wakeups;
+import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -55,20 +57,39 @@ public final class PgSopVersions implements SopVersions {
     }
 
     @Override
-    public Added add(String clientId, dev.loadflow.model.policy.SopRules rules, String reason, AuditRecord audit, Instant at) {
-        Tuple params = Tuple.of(clientId, SopRulesCodec.encode(rules), audit.principal(), Pg.at(at), reason);
-        Added added;
+    public Added add(String clientId, SopRules rules, String reason, AuditRecord audit, Instant at) {
+        return addAll(List.of(new Change(clientId, rules, reason, audit)), at).getFirst();
+    }
+
+    @Override
+    public List<Added> addAll(List<Change> changes, Instant at) {
+        List<Added> added = new ArrayList<>();
         try {
-            Row row = Pg.await(pool.preparedQuery(ADD).execute(AuditInsert.bind(params, audit, at))).iterator().next();
-            added = new Added(version(row), row.getLong("audit_id"));
+            Pg.await(pool.withTransaction(conn -> {
+                Future<Void> chain = Future.succeededFuture();
+                for (Change change : changes) {
+                    Tuple params = Tuple.of(change.clientId(), SopRulesCodec.encode(change.rules()), change.audit().principal(),
+                            Pg.at(at), change.reason());
+                    chain = chain.compose(done -> conn.preparedQuery(ADD).execute(AuditInsert.bind(params, change.audit(), at))
+                            .map(rows -> {
+                                Row row = rows.iterator().next();
+                                added.add(new Added(version(row), row.getLong("audit_id")));
+                                return null;
+                            }));
+                }
+                return chain;
+            }));
         } catch (RuntimeException e) {
             if (Pg.violates(e, "sop_version_pkey")) {
-                throw new SopChangedMeanwhileException(clientId, e);
+                throw new SopChangedMeanwhileException(changes.size() == 1 ? changes.getFirst().clientId()
+                        : String.join(", ", changes.stream().map(Change::clientId).toList()), e);
             }
             throw e;
         }
-        wakeups.wake(PgNotifications.SOP);
-        return added;
+        if (!added.isEmpty()) {
+            wakeups.wake(PgNotifications.SOP);
+        }
+        return List.copyOf(added);
     }
 
     @Override

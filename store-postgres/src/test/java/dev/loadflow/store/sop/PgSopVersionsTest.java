@@ -2,8 +2,11 @@ package dev.loadflow.store.sop;
 
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.store.audit.AuditRecord;
+import dev.loadflow.store.pg.Pg;
 import dev.loadflow.store.pg.PgNotifications;
 import dev.loadflow.testing.PgBackend;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -12,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,5 +68,29 @@ class PgSopVersionsTest {
         sops.add("client-a", FIRST, "the first SOP", audit("client-a", "the first SOP"), T0);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> PG.notifications().signal(PgNotifications.SOP).generation() > before);
+    }
+
+    @Test
+    void anImportOfManyClientsAddsAllOrNoneWhenAnotherChangeComesFirst() throws Exception {
+        SqlConnection other = Pg.await(PG.pool().getConnection());
+        Transaction racing = Pg.await(other.begin());
+        Pg.await(other.query("INSERT INTO sop_version (client_id, version, rules, made_by, made_at, reason) "
+                + "VALUES ('client-b', 1, '{}', 'someone@example', now(), 'first')").execute());
+        List<SopVersions.Change> changes = List.of(
+                new SopVersions.Change("client-a", FIRST, "import", audit("client-a", "import")),
+                new SopVersions.Change("client-b", SECOND, "import", audit("client-b", "import")));
+
+        CompletableFuture<List<SopVersions.Added>> importing = CompletableFuture.supplyAsync(() -> sops.addAll(changes, T0));
+        await().atMost(Duration.ofSeconds(10)).until(() -> PG.database().count(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sop_version%'") == 1);
+        Pg.await(racing.commit());
+        other.close();
+
+        assertThat(importing).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(SopChangedMeanwhileException.class);
+        assertThat(sops.current("client-a")).as("client a's version went with client b's").isEmpty();
+        assertThat(PG.database().count("SELECT count(*) FROM admin_audit WHERE action = 'sop.put'")).isZero();
+        assertThat(sops.addAll(changes.subList(0, 1), T0)).singleElement()
+                .satisfies(added -> assertThat(added.version().version()).isEqualTo(1));
     }
 }
