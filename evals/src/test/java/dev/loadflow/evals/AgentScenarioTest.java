@@ -63,6 +63,35 @@ class AgentScenarioTest extends EvalScenario {
         return policy;
     }
 
+    @Test
+    void theModelIsGivenTheClientsSopVersionAndHeldToItsSmsHours() throws Exception {
+        h.sops.add("client-a", dev.loadflow.model.json.SopRulesCodec.decode("""
+                {"timeZone": "UTC", "smsHours": {"from": "08:00", "to": "20:00"},
+                 "attempts": [{"wait": "PT30M", "text": "Morning! ETA for {loadId}?"}, {"wait": "PT30M", "text": "ETA {loadId}?"}],
+                 "heroSlackChannel": "#hero-desk"}"""), "no texts before 8",
+                new dev.loadflow.store.audit.AuditRecord("ops@example", "load-worker", "sop.put", "client-a", "{}"), time("06:00"));
+        model = new ScriptedChatModel(SopLikeModel::answer);
+        OpenAiChatModel chat = OpenAiChatModel.builder().baseUrl(model.baseUrl()).apiKey("test-key").modelName(MODEL)
+                .timeout(Duration.ofSeconds(5)).maxRetries(0).build();
+        h.usePolicy(new AgentPolicy(chat, MODEL, h.storedSops(), client -> null, new AgentMetrics(agentMeters, Set.of("client-a"))));
+
+        at("06:55").assigned().settle();
+        at("07:00").ping("ping_0700", Risk.HIGH);
+        at("07:01").settle();
+
+        String prompt = model.requests().getLast().body().path("messages").get(0).path("content").asText();
+        assertThat(prompt).contains("version 1 of client-a's SOP").contains("\"smsHours\":{\"from\":\"08:00\",\"to\":\"20:00\"}")
+                .contains("now 2026-11-30T07:01 there");
+        assertThat(smsToDriver()).as("the model's text at 07:01 waits for the SMS hours").isEmpty();
+        assertThat(decision("ping_0700").provenance().decidedBy()).isEqualTo(Provenance.LLM);
+        assertThat(decision("ping_0700").sop()).isEqualTo(new dev.loadflow.model.event.SopRef("client-a", 1));
+
+        int calls = model.calls();
+        at("08:00").settle();
+        assertThat(smsToDriver()).singleElement().satisfies(sms -> assertThat(sms.body()).contains("Morning! ETA for 481207?"));
+        assertThat(model.calls()).as("the hours' timer is the SOP's to decide, not the model's").isEqualTo(calls);
+    }
+
     /** The story of the ADR: assignment, a high-risk ping, no answer, the second SMS, the driver's answer. */
     private static void adrStory() {
         at("06:55").assigned().settle();

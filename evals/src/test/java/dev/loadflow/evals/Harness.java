@@ -286,7 +286,12 @@ public final class Harness implements AutoCloseable {
      * has none), read again on every decision, as a worker does after a version's notification.
      */
     void useStoredSops() {
-        usePolicy(new SopPolicy(new SopSource(sops, client -> CLIENT_A, new WakeupSignal(), clock, Duration.ZERO)));
+        usePolicy(new SopPolicy(storedSops()));
+    }
+
+    /** Each client's newest stored version (client A's rules when it has none), read again on every decision. */
+    SopSource storedSops() {
+        return new SopSource(sops, client -> CLIENT_A, new WakeupSignal(), clock, Duration.ZERO);
     }
 
     /** Replaces the worker's policy (e.g. a faulty one). */

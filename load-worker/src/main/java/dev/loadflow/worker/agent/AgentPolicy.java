@@ -19,6 +19,7 @@ import dev.loadflow.model.policy.SopBook;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.model.projection.OpenAsk;
 import org.jboss.logging.Logger;
 
 import java.net.http.HttpTimeoutException;
@@ -74,11 +75,16 @@ public final class AgentPolicy implements DecisionPolicy {
             // not the model's to judge: a stranger's message answers no ask, and its text goes to no prompt
             return sop.decide(event, state, now);
         }
+        if (event.payload() instanceof EventPayload.TimerFired fired
+                && state.openAsk(fired.askId()).map(OpenAsk::waitsForWindow).orElse(false)) {
+            // the SMS hours opened for a text already decided: it goes as the ask's SOP version words it
+            return sop.decide(event, state, now);
+        }
         String client = metrics.label(state.clientId());
         SopBook.Sop current = sopOf(event, state);
         SopRules clientRules = current.rules();
         List<ChatMessage> messages = new ArrayList<>(List.of(
-                SystemMessage.from(AgentPrompt.system(clientRules, instructions.apply(state.clientId()))),
+                SystemMessage.from(AgentPrompt.system(current, instructions.apply(state.clientId()), now)),
                 UserMessage.from(AgentPrompt.user(state, event))));
         long tokensIn = 0;
         long tokensOut = 0;

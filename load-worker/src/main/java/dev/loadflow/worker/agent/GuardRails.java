@@ -35,10 +35,12 @@ import java.util.Set;
  * conflict yields the same keys and the outbox's uniqueness holds. The client's rules bound
  * what the model may do:
  * <ul>
- *   <li>an SMS goes only to the load's driver, opens an ETA ask on a ping (none may be open) or
- *       takes the next step of the ask a current timer belongs to, and never past
- *       {@code max-attempts}; it comes with exactly one timer, which fires within twice the
- *       client's retry-after;</li>
+ *   <li>an SMS goes only to the load's driver, opens an ETA ask on a ping of a risk the SOP asks
+ *       on (none may be open) or takes the next step of the ask a current timer belongs to, and
+ *       never past the SOP's attempts; it comes with exactly one timer, which fires within twice
+ *       the attempt's wait;</li>
+ *   <li>no text goes outside the client's SMS hours unless its attempt is urgent: such a request
+ *       becomes the wait for the hours, as the SOP's would, and the SOP's text goes when they open;</li>
  *   <li>a Hero task answers a timer whose ask is spent, a failed SMS, or a ping on a load with
  *       no driver; one per decision, and never a second for the same ask (no Hero task loop);</li>
  *   <li>Slack posts and timer cancellations name an open ask, each at most once per ask; a stage
@@ -74,19 +76,30 @@ public final class GuardRails {
         }
         if (!sms.isEmpty()) {
             Step step = nextStep(event, state, rules);
+            if (event.payload() instanceof EventPayload.LocationPing ping && !rules.asksOn(ping.risk())) {
+                throw new RefusedAnswer("the SOP opens an ETA ask on pings of risk " + rules.askOn() + "; this one is "
+                        + ping.risk().wire());
+            }
             String to = text(sms.getFirst(), "to", ActionType.SEND_SMS);
             if (!to.equals(state.driverPhone())) {
                 throw new RefusedAnswer("send_sms goes only to the load's driver, " + state.driverPhone() + "; got " + to);
             }
             long seconds = integer(timers.getFirst(), "after_seconds", ActionType.SET_TIMER);
             Duration wait = Duration.ofSeconds(seconds);
-            Duration longest = rules.retryAfter().multipliedBy(2);
+            Duration longest = rules.attempt(step.attempt()).waitFor().multipliedBy(2);
             if (seconds < 1 || wait.compareTo(longest) > 0) {
                 throw new RefusedAnswer("set_timer after_seconds is between 1 and " + longest.toSeconds()
-                        + " (twice the client's retry-after); got " + seconds);
+                        + " (twice the wait of attempt " + step.attempt() + "); got " + seconds);
             }
-            actions.add(new Action.SendSms(step.ask(), step.attempt(), to, text(sms.getFirst(), "text", ActionType.SEND_SMS)));
-            actions.add(new Action.SetTimer(TimerId.of(state.loadId(), step.ask(), step.attempt()), now.plus(wait)));
+            String smsText = text(sms.getFirst(), "text", ActionType.SEND_SMS);
+            Instant textable = rules.attempt(step.attempt()).urgent() ? now : rules.textableAt(now);
+            if (textable.isAfter(now)) {
+                // outside the SMS hours: the wait for them, as the SOP's; the SOP's text goes when they open
+                actions.add(new Action.SetTimer(TimerId.window(state.loadId(), step.ask(), step.attempt()), textable));
+            } else {
+                actions.add(new Action.SendSms(step.ask(), step.attempt(), to, smsText));
+                actions.add(new Action.SetTimer(TimerId.of(state.loadId(), step.ask(), step.attempt()), now.plus(wait)));
+            }
         }
 
         List<JsonNode> tasks = parsed.of(ActionType.CREATE_HERO_TASK);

@@ -133,4 +133,48 @@ class GuardRailsTest {
                 .isInstanceOf(RefusedAnswer.class)
                 .hasMessage(tool + " is called once per ask; this answer calls it twice for ask:eta_request:ping_0700");
     }
+
+    /** Texts from 06:00 to 21:00 in Chicago; the second attempt urgent, waiting 10 minutes; asks on high and medium risk. */
+    private static final SopRules HOURS = new SopRules("Acme Foods", java.time.ZoneId.of("America/Chicago"),
+            new SopRules.SmsHours(java.time.LocalTime.of(6, 0), java.time.LocalTime.of(21, 0)),
+            java.util.EnumSet.of(dev.loadflow.model.event.Risk.HIGH, dev.loadflow.model.event.Risk.MEDIUM),
+            List.of(new SopRules.Attempt(Duration.ofMinutes(30), "ETA?", false), new SopRules.Attempt(Duration.ofMinutes(10), "Now?", true)),
+            SopRules.DEFAULT_MAX_SEGMENTS, dev.loadflow.model.action.Urgency.URGENT, "#acme", List.of());
+
+    @Test
+    void theModelsTextOutsideTheSmsHoursWaitsForThemAndAnUrgentAttemptGoes() {
+        Instant night = Instant.parse("2026-12-07T08:00:00Z"); // 02:00 in Chicago
+        InboundEvent ping = ping(LOAD, "ping_0200", night);
+        String sms = "{\"to\": \"+15550100\", \"text\": \"ETA at 2 am?\"}";
+
+        Decision decision = GuardRails.check(List.of(call("send_sms", sms), call("set_timer", "{\"after_seconds\": 1800}")),
+                null, ping, ASSIGNED_ONLY, HOURS, night);
+
+        assertThat(decision.actions()).singleElement().isInstanceOfSatisfying(Action.SetTimer.class, timer -> {
+            assertThat(timer.timerId().window()).isTrue();
+            assertThat(timer.fireAt()).as("06:00 in Chicago").isEqualTo(Instant.parse("2026-12-07T12:00:00Z"));
+        });
+        InboundEvent fired = new InboundEvent("evt:tmr:481207:ask:eta_request:ping_0700:1", LOAD, night, night, "c-1", null,
+                new EventPayload.TimerFired("tmr:481207:ask:eta_request:ping_0700:1", "ask:eta_request:ping_0700", 1, night));
+        Decision urgent = GuardRails.check(List.of(call("send_sms", sms), call("set_timer", "{\"after_seconds\": 600}")),
+                null, fired, askOpen(), HOURS, night);
+        assertThat(urgent.actions()).extracting(a -> a.type().wire()).containsExactly("send_sms", "set_timer");
+        assertThatThrownBy(() -> GuardRails.check(List.of(call("send_sms", sms), call("set_timer", "{\"after_seconds\": 1201}")),
+                null, fired, askOpen(), HOURS, night)).hasMessageContaining("between 1 and 1200 (twice the wait of attempt 2)");
+    }
+
+    @Test
+    void theModelOpensAnAskOnlyOnTheRisksTheSopAsksOnAndNeverPastItsAttempts() {
+        InboundEvent low = new InboundEvent("ping_low", LOAD, T0, T0, "c-1", null,
+                new EventPayload.LocationPing(dev.loadflow.model.event.Risk.LOW, 41.9, -87.6));
+        String sms = "{\"to\": \"+15550100\", \"text\": \"ETA?\"}";
+        InboundEvent fired = new InboundEvent("evt:tmr:481207:ask:eta_request:ping_0700:1", LOAD, T0, T0, "c-1", null,
+                new EventPayload.TimerFired("tmr:481207:ask:eta_request:ping_0700:1", "ask:eta_request:ping_0700", 1, T0));
+        SopRules oneAttempt = new SopRules(Duration.ofMinutes(30), 1, "ETA?", "#hero-desk");
+
+        assertThatThrownBy(() -> GuardRails.check(List.of(call("send_sms", sms), call("set_timer", "{\"after_seconds\": 60}")),
+                null, low, ASSIGNED_ONLY, HOURS, T0)).hasMessageContaining("this one is low");
+        assertThatThrownBy(() -> GuardRails.check(List.of(call("send_sms", sms), call("set_timer", "{\"after_seconds\": 60}")),
+                null, fired, askOpen(), oneAttempt, T0)).hasMessageContaining("exceeds the client's max-attempts (1)");
+    }
 }
