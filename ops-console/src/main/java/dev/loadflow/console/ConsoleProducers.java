@@ -1,6 +1,7 @@
 package dev.loadflow.console;
 
 import dev.loadflow.store.PgStores;
+import dev.loadflow.store.sop.SopVersions;
 import dev.loadflow.store.alert.OpsAlerts;
 import dev.loadflow.store.outbox.Outbox;
 import dev.loadflow.store.overview.PgLoadDirectory;
@@ -64,5 +65,12 @@ public class ConsoleProducers {
     @Singleton
     OpsAlerts opsAlerts(PgStores stores) {
         return stores.opsAlerts();
+    }
+
+    /** The clients' SOP versions, read through the console's view of {@code sop_version}. */
+    @Produces
+    @Singleton
+    SopVersions sopVersions(PgStores stores) {
+        return stores.sopVersions();
     }
 }

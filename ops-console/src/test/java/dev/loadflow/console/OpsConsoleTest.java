@@ -391,6 +391,49 @@ class OpsConsoleTest {
     }
 
     @Test
+    void aClientsSopPageShowsItsVersionsWithTheirDiffReadThroughTheConsolesView() {
+        String client = "client-" + newLoadId().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        var sops = new dev.loadflow.store.sop.PgSopVersions(owner, dev.loadflow.store.pg.Wakeups.NONE);
+        var audit = new dev.loadflow.store.audit.AuditRecord("ops@example", "load-worker", "sop.put", client, "{}");
+        sops.add(client, new dev.loadflow.model.policy.SopRules(Duration.ofMinutes(30), 2, "ETA for {loadId}?", "#hero-desk"),
+                "the first SOP", audit, T0);
+        sops.add(client, new dev.loadflow.model.policy.SopRules(Duration.ofMinutes(20), 2, "ETA for {loadId}?", "#hero-desk"),
+                "twenty minutes", audit, T0.plusSeconds(60));
+
+        String list = page(TestCallers.viewer(), "/sops").body().asString();
+        String one = page(TestCallers.viewer(), "/sops/" + client).body().asString();
+
+        assertThat(list).contains("data-client=\"" + client + "\"").contains("twenty minutes");
+        assertThat(one).contains("id=\"current-version\">2<").contains("the first SOP")
+                .contains("<span class=\"diff-remove\">-    &quot;wait&quot; : &quot;PT30M&quot;,</span>")
+                .contains("<span class=\"diff-add\">+    &quot;wait&quot; : &quot;PT20M&quot;,</span>")
+                .as("a viewer gets no edit form").doesNotContain("id=\"sop-edit\"");
+        assertThat(page(TestCallers.operator(), "/sops/" + client).body().asString()).contains("id=\"sop-edit\"");
+    }
+
+    @Test
+    void anSopSavedFromTheConsoleGoesToTheWorkerWithTheOperatorsCredentialAndReason() {
+        String operator = TestCallers.operator();
+        ConsoleTestResource.admin().stubFor(com.github.tomakehurst.wiremock.client.WireMock.put(urlEqualTo("/admin/sops/client-z"))
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody("{\"clientId\": \"client-z\", \"version\": 4, \"auditId\": 17}")));
+        String rules = "{\"attempts\": [{\"wait\": \"PT30M\", \"text\": \"ETA?\"}], \"heroSlackChannel\": \"#hero\"}";
+
+        var answer = Csrf.of(operator, "/sops/client-z").post(operator).formParam("rules", rules).formParam("reason", "weekly review")
+                .post("/sops/client-z").then().extract();
+        var notJson = Csrf.of(operator, "/sops/client-z").post(operator).formParam("rules", "{\"attempts\": [").formParam("reason", "x")
+                .post("/sops/client-z").then().extract();
+
+        assertThat(answer.statusCode()).isEqualTo(303);
+        assertThat(answer.header("Location")).endsWith("/sops/client-z?done=saved&version=4");
+        ConsoleTestResource.admin().verify(1, com.github.tomakehurst.wiremock.client.WireMock.putRequestedFor(urlEqualTo("/admin/sops/client-z"))
+                .withHeader("Authorization", equalTo("Bearer " + operator))
+                .withRequestBody(equalToJson("{\"rules\": " + rules + ", \"reason\": \"weekly review\"}")));
+        assertThat(notJson.statusCode()).isEqualTo(400);
+        assertThat(notJson.body().asString()).contains("The rules are not JSON");
+    }
+
+    @Test
     void theWorkersRefusalIsShownWithItsStatusAndWords() {
         String load = heldLoad();
         ConsoleTestResource.admin().stubFor(post(urlEqualTo("/admin/loads/" + load + "/retry")).willReturn(aResponse()

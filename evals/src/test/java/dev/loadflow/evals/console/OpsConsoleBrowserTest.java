@@ -300,6 +300,96 @@ class OpsConsoleBrowserTest {
         }
     }
 
+    /** The edit form's rules, replaced by {@code json}. */
+    private void draft(String json) {
+        WebElement rules = browser.findElement(By.id("sop-rules"));
+        rules.clear();
+        rules.sendKeys(json);
+    }
+
+    private static String rules(String firstText) {
+        return """
+                {"clientName": "Acme Foods", "askOn": ["high"],
+                 "attempts": [{"wait": "PT30M", "text": "%s"}, {"wait": "PT30M", "text": "Still waiting on {loadId}"}],
+                 "heroSlackChannel": "#hero-desk"}""".formatted(firstText);
+    }
+
+    /**
+     * An operator drafts a client's SOP, previews it on one of the client's loads (nothing written),
+     * saves it and a second version; the history shows what changed between them, the list the
+     * version, and the next load's story names the version that decided it.
+     */
+    @Test
+    void anSopIsPreviewedOnALoadThenSavedAndItsHistoryShowsTheDiff() throws Exception {
+        String client = "client-sop-ui";
+        String load = "481271";
+        stack.ingest(load, "a load of the client", """
+                {"eventId": "assign_1", "type": "LoadAssigned", "occurredAt": "2026-11-30T08:00:00Z",
+                 "payload": {"clientId": "%s", "driverPhone": "+15550171", "stage": "dispatched"}}""".formatted(client));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
+                .until(() -> stack.count("SELECT count(*) FROM event_log WHERE load_id = '" + load + "'") >= 2);
+        signInAndOpen(stack.operator(), "/sops/" + client);
+        assertThat(browser.findElement(By.id("no-version")).getText()).contains("configured rules");
+
+        draft(rules("{clientName}: ETA for {loadId} ({stage})?"));
+        browser.findElement(By.id("sop-load")).sendKeys(load);
+        browser.findElement(By.id("sop-preview-button")).click();
+
+        WebElement texts = loaded(By.id("preview-texts"));
+        assertThat(texts.findElements(By.cssSelector("tr.preview-text td.text"))).extracting(WebElement::getText)
+                .containsExactly("Acme Foods: ETA for " + load + " (dispatched)?", "Still waiting on " + load);
+        assertThat(texts.findElements(By.cssSelector("tr.preview-text td.encoding"))).extracting(WebElement::getText)
+                .containsExactly("GSM-7", "GSM-7");
+        assertThat(browser.findElement(By.id("sop-rules")).getAttribute("value")).as("the draft stays in the form")
+                .contains("{clientName}: ETA for {loadId} ({stage})?");
+        assertThat(stack.count("SELECT count(*) FROM sop_version WHERE client_id = '" + client + "'")).as("a preview writes nothing")
+                .isZero();
+        assertThat(Files.size(screenshot("ops-console-sop-preview"))).isGreaterThan(10_000);
+
+        browser.findElement(By.id("sop-reason")).sendKeys("the client's first SOP");
+        browser.findElement(By.id("sop-save")).click();
+        assertThat(loaded(By.id("notice")).getText()).contains("Saved as version 1");
+        draft(rules("{clientName} dispatch: when will load {loadId} arrive?"));
+        browser.findElement(By.id("sop-reason")).sendKeys("friendlier words");
+        browser.findElement(By.id("sop-save")).click();
+        await().atMost(Duration.ofSeconds(10)).until(() -> browser.getPageSource().contains("Saved as version 2"));
+
+        assertThat(browser.findElement(By.id("current-version")).getText()).isEqualTo("2");
+        WebElement second = browser.findElement(By.id("version-2"));
+        assertThat(second.findElements(By.cssSelector(".diff-add"))).extracting(WebElement::getText)
+                .anySatisfy(line -> assertThat(line).contains("when will load {loadId} arrive?"));
+        assertThat(second.findElements(By.cssSelector(".diff-remove"))).extracting(WebElement::getText)
+                .anySatisfy(line -> assertThat(line).contains("ETA for {loadId} ({stage})?"));
+        browser.get(stack.consoleUrl() + "/sops");
+        assertThat(loaded(By.cssSelector("tr.sop-client[data-client='" + client + "'] td.version")).getText()).isEqualTo("2");
+
+        stack.ingest(load, "a high-risk ping", """
+                {"eventId": "ping_1", "type": "LocationPing", "occurredAt": "2026-11-30T08:05:00Z",
+                 "payload": {"risk": "high", "lat": 41.9, "lon": -87.6}}""");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
+                .until(() -> stack.count("SELECT count(*) FROM event_log WHERE load_id = '" + load + "' AND entry_id = 'dec:ping_1'") == 1);
+        browser.get(stack.consoleUrl() + "/loads/" + load);
+        assertThat(loaded(By.id("story")).getText()).contains("under SOP version 2 of " + client);
+    }
+
+    /** A draft the worker refuses: the page says which fields and why, in the worker's words, and no version is added. */
+    @Test
+    void aRefusedSopShowsEachWrongFieldAndSavesNothing() throws Exception {
+        String client = "client-sop-bad";
+        signInAndOpen(stack.operator(), "/sops/" + client);
+
+        draft("""
+                {"smsHours": {"from": "06:00", "to": "21:00"}, "attempts": [{"wait": "PT30M", "text": "ETA {eta}?"}],
+                 "maxSegments": 0, "heroSlackChannel": "#hero-desk"}""");
+        browser.findElement(By.id("sop-reason")).sendKeys("trying");
+        browser.findElement(By.id("sop-save")).click();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> browser.getPageSource().contains("refused the change"));
+        assertThat(browser.findElement(By.tagName("body")).getText()).contains("load-worker refused the change")
+                .contains("timeZone").contains("unknown placeholder {eta}").contains("maxSegments");
+        assertThat(stack.count("SELECT count(*) FROM sop_version WHERE client_id = '" + client + "'")).isZero();
+    }
+
     /**
      * Every page at a laptop's width (1,280 pixels): no sideways scrolling, one heading that names
      * the page, every form field labelled for a screen reader, and every text at least WCAG AA's
@@ -311,7 +401,7 @@ class OpsConsoleBrowserTest {
         browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 900));
         try {
             for (String path : List.of("/", "/loads", "/loads?client=client-a&active=", "/loads/" + LocalRun.LOAD, "/held", "/dead",
-                    "/ambiguous", "/alerts", "/audit")) {
+                    "/ambiguous", "/alerts", "/audit", "/sops", "/sops/client-sop-page")) {
                 browser.get(stack.consoleUrl() + path);
                 assertThat(browser.findElements(By.tagName("h1"))).as(path + ": one heading").hasSize(1);
                 assertThat((Boolean) browser.executeScript(

@@ -11,6 +11,7 @@ import dev.loadflow.model.json.SopRulesCodec;
 import dev.loadflow.model.log.LoadLog;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.service.admin.SopAnswers;
 import dev.loadflow.service.problem.Problem;
 import dev.loadflow.service.security.Audits;
 import dev.loadflow.service.security.Roles;
@@ -51,9 +52,8 @@ import java.util.TreeSet;
  */
 @Path("/admin/sops")
 @Produces(MediaType.APPLICATION_JSON)
-// written in answers, read back from sop_version (PgSopVersions), previewed
-@RegisterForReflection(targets = {SopRulesCodec.Json.class, SopRulesCodec.Hours.class, SopRulesCodec.AttemptJson.class,
-        SopPreview.Preview.class, SopPreview.Text.class, SopPreview.Line.class, SopPreview.Outcome.class})
+// written in answers, read back from sop_version (PgSopVersions)
+@RegisterForReflection(targets = {SopRulesCodec.Json.class, SopRulesCodec.Hours.class, SopRulesCodec.AttemptJson.class})
 public class SopsResource {
 
     /** The YAML media type of an export and an import (RFC 9512). */
@@ -97,19 +97,6 @@ public class SopsResource {
     public record SopHistory(String clientId, Sop current, List<Sop> history) {
     }
 
-    /** A new version: the rules, whole, and why. */
-    @RegisterForReflection
-    public record NewVersion(JsonNode rules, String reason) {
-    }
-
-    @RegisterForReflection
-    public record Added(String clientId, int version, long auditId) {
-    }
-
-    /** A preview's question: these rules, on that load. */
-    @RegisterForReflection
-    public record PreviewRequest(JsonNode rules, String loadId) {
-    }
 
     /** What an import did, or would do ({@code dryRun}): each client's change, and the clients it left alone. */
     @RegisterForReflection
@@ -159,7 +146,7 @@ public class SopsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
     @RunOnVirtualThread
-    public RestResponse<Added> put(@PathParam("clientId") String clientId, NewVersion body) {
+    public RestResponse<SopAnswers.Added> put(@PathParam("clientId") String clientId, SopAnswers.NewVersion body) {
         checkClientId(clientId);
         if (body == null) {
             throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "rules is required: the SOP's fields, whole", "rules")
@@ -180,7 +167,7 @@ public class SopsResource {
             throw Problem.of(Response.Status.CONFLICT, e.getMessage()).exception();
         }
         audits.logged(audit, added.auditId(), "version " + added.version().version());
-        return RestResponse.ok(new Added(clientId, added.version().version(), added.auditId()));
+        return RestResponse.ok(new SopAnswers.Added(clientId, added.version().version(), added.auditId()));
     }
 
     /**
@@ -193,7 +180,7 @@ public class SopsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
     @RunOnVirtualThread
-    public RestResponse<SopPreview.Preview> preview(@PathParam("clientId") String clientId, PreviewRequest body) {
+    public RestResponse<SopAnswers.Preview> preview(@PathParam("clientId") String clientId, SopAnswers.PreviewRequest body) {
         checkClientId(clientId);
         if (body == null || body.loadId() == null || !InboundIds.isValidLoadId(body.loadId())) {
             throw Problem.of(Response.Status.BAD_REQUEST, "Bad Request", "loadId is required: the load to preview the SOP on",

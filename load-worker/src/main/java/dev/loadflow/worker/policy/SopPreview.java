@@ -14,6 +14,7 @@ import dev.loadflow.model.policy.SopBook;
 import dev.loadflow.model.policy.SopPolicy;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.model.projection.LoadState;
+import dev.loadflow.service.admin.SopAnswers;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,26 +34,11 @@ public final class SopPreview {
     /** The most events of a load's history a preview goes through: the latest. */
     public static final int MAX_EVENTS = 500;
 
-    /** Attempt {@code attempt}'s text for the load, and what it costs to send. */
-    public record Text(int attempt, String text, String encoding, int segments, boolean urgent) {
-    }
-
-    /** One event: what was decided on it, and what the proposed SOP would decide. */
-    public record Line(String eventId, String type, Instant at, Outcome decided, Outcome proposed, boolean differs) {
-    }
-
-    /** A decision's reason and actions (as the log stores them); {@code sop} names the version that took it. */
-    public record Outcome(String reason, List<JsonNode> actions, String sop) {
-    }
-
-    public record Preview(String clientId, String loadId, List<Text> texts, List<Line> history) {
-    }
-
     private SopPreview() {
     }
 
     /** What {@code rules}, as {@code clientId}'s SOP, would do on the load of {@code log}. */
-    public static Preview of(String clientId, SopRules rules, LoadLog log) {
+    public static SopAnswers.Preview of(String clientId, SopRules rules, LoadLog log) {
         List<RecordedEntry> entries = log.entries();
         Map<String, DecisionRecorded> decided = new HashMap<>();
         for (RecordedEntry recorded : entries) {
@@ -62,7 +48,7 @@ public final class SopPreview {
         }
         SopBook proposed = SopBook.configured(client -> rules);
         DecisionPolicy policy = new SopPolicy(proposed);
-        List<Line> lines = new ArrayList<>();
+        List<SopAnswers.Line> lines = new ArrayList<>();
         LoadState state = null;
         int inbound = (int) entries.stream().filter(e -> e.entry() instanceof InboundEvent).count();
         int skip = Math.max(0, inbound - MAX_EVENTS);
@@ -71,29 +57,29 @@ public final class SopPreview {
                 LoadState before = state == null ? LoadState.project(new LoadLog(log.loadId(), recorded.seq() - 1, List.of())) : state;
                 DecisionRecorded actual = decided.get(event.eventId());
                 Instant at = actual == null ? event.receivedAt() : actual.decidedAt();
-                Outcome would = outcome(Decisions.decide(before, event, policy, at), "proposed");
-                Outcome was = actual == null ? null : outcome(actual, actual.sop() == null ? null : actual.sop().toString());
-                lines.add(new Line(event.eventId(), event.type().wire(), at, was, would,
+                SopAnswers.Outcome would = outcome(Decisions.decide(before, event, policy, at), "proposed");
+                SopAnswers.Outcome was = actual == null ? null : outcome(actual, actual.sop() == null ? null : actual.sop().toString());
+                lines.add(new SopAnswers.Line(event.eventId(), event.type().wire(), at, was, would,
                         was == null || !was.actions().equals(would.actions())));
             }
             state = state == null ? LoadState.project(new LoadLog(log.loadId(), recorded.seq(), List.of(recorded)))
                     : state.plus(List.of(recorded));
         }
         LoadState now = state == null ? LoadState.project(log) : state;
-        List<Text> texts = new ArrayList<>();
+        List<SopAnswers.Text> texts = new ArrayList<>();
         for (int n = 1; n <= rules.maxAttempts(); n++) {
             String text = rules.text(n, log.loadId(), now.stage());
             SmsSegments segments = SmsSegments.of(text);
-            texts.add(new Text(n, text, segments.encoding(), segments.segments(), rules.attempt(n).urgent()));
+            texts.add(new SopAnswers.Text(n, text, segments.encoding(), segments.segments(), rules.attempt(n).urgent()));
         }
-        return new Preview(clientId, log.loadId(), texts, lines);
+        return new SopAnswers.Preview(clientId, log.loadId(), texts, lines);
     }
 
-    private static Outcome outcome(DecisionRecorded decision, String sop) {
+    private static SopAnswers.Outcome outcome(DecisionRecorded decision, String sop) {
         List<JsonNode> actions = new ArrayList<>();
         for (Action action : decision.actions()) {
             actions.add(ActionCodec.encode(action));
         }
-        return new Outcome((decision.filtered() ? "filtered: " : "") + decision.reason(), actions, sop);
+        return new SopAnswers.Outcome((decision.filtered() ? "filtered: " : "") + decision.reason(), actions, sop);
     }
 }

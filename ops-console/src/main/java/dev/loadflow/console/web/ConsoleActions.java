@@ -2,11 +2,13 @@ package dev.loadflow.console.web;
 
 import dev.loadflow.console.admin.DispatcherAdmin;
 import dev.loadflow.console.admin.WorkerAdmin;
+import dev.loadflow.console.admin.WorkerSops;
 import dev.loadflow.model.id.InboundIds;
 import dev.loadflow.model.json.JsonReader;
 import dev.loadflow.service.admin.HeldRepairAnswer;
 import dev.loadflow.service.admin.OperatorRequests;
 import dev.loadflow.service.admin.ReplayAnswer;
+import dev.loadflow.service.admin.SopAnswers;
 import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.service.security.Roles;
 import io.smallrye.common.annotation.RunOnVirtualThread;
@@ -41,16 +43,63 @@ import java.util.List;
 public class ConsoleActions {
 
     private final WorkerAdmin worker;
+    private final WorkerSops workerSops;
     private final DispatcherAdmin dispatcher;
+    private final ConsolePages pages;
     private final Caller caller;
     private final Clock clock;
 
-    ConsoleActions(@RestClient WorkerAdmin worker, @RestClient DispatcherAdmin dispatcher, Caller caller,
-                   Clock clock) {
+    ConsoleActions(@RestClient WorkerAdmin worker, @RestClient WorkerSops workerSops, @RestClient DispatcherAdmin dispatcher,
+                   ConsolePages pages, Caller caller, Clock clock) {
         this.worker = worker;
+        this.workerSops = workerSops;
         this.dispatcher = dispatcher;
+        this.pages = pages;
         this.caller = caller;
         this.clock = clock;
+    }
+
+    /** A client's next SOP version, from the edit form; the worker checks every field and audits it. */
+    @POST
+    @Path("/sops/{clientId}")
+    public Response saveSop(@PathParam("clientId") String clientId, @FormParam("rules") String rules,
+                            @FormParam("reason") String reason) {
+        ConsolePages.checkClientId(clientId);
+        if (ConsolePages.blankToNull(reason) == null) {
+            throw ConsoleProblem.badRequest("A change needs a reason",
+                    "Say why the SOP changes: the reason is kept with the version and in the audit trail.");
+        }
+        SopAnswers.Added added = answered("load-worker", () -> workerSops.put(caller.authorization(), clientId,
+                new SopAnswers.NewVersion(rulesJson(rules), reason.trim())));
+        return Response.seeOther(UriBuilder.fromPath("/sops/{clientId}").queryParam("done", "saved")
+                .queryParam("version", added.version()).build(clientId)).build();
+    }
+
+    /** What the edit form's rules would text and decide on a load; nothing is written, and the draft stays in the form. */
+    @POST
+    @Path("/sops/{clientId}/preview")
+    public Object previewSop(@PathParam("clientId") String clientId, @FormParam("rules") String rules,
+                             @FormParam("reason") String reason, @FormParam("loadId") String loadId) {
+        ConsolePages.checkClientId(clientId);
+        checkLoadId(loadId == null ? "" : loadId.strip());
+        SopAnswers.Preview answer = answered("load-worker", () -> workerSops.preview(caller.authorization(), clientId,
+                new SopAnswers.PreviewRequest(rulesJson(rules), loadId.strip())));
+        return pages.sopWithDraft(clientId, rules, reason, loadId.strip(),
+                SopViews.Preview.of(answer, caller.masked() ? PhoneMask::mask : text -> text));
+    }
+
+    /** The edit form's rules as JSON, or a 400 page saying where it is not JSON. */
+    private static com.fasterxml.jackson.databind.JsonNode rulesJson(String rules) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode json = JsonReader.MAPPER.readTree(rules == null ? "" : rules);
+            if (json == null || !json.isObject()) {
+                throw ConsoleProblem.badRequest("The rules are not a JSON object", "Write the SOP's fields as one JSON object.");
+            }
+            return json;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ConsoleProblem.badRequest("The rules are not JSON", e.getOriginalMessage() + " (line "
+                    + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+        }
     }
 
     @POST

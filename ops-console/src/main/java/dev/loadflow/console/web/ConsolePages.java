@@ -16,6 +16,7 @@ import dev.loadflow.store.overview.PgOverview;
 import dev.loadflow.store.overview.PgWaiting;
 import dev.loadflow.service.security.PhoneMask;
 import dev.loadflow.store.queue.HeldLoads;
+import dev.loadflow.store.sop.SopVersions;
 import io.smallrye.common.annotation.RunOnVirtualThread;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DefaultValue;
@@ -65,12 +66,14 @@ public class ConsolePages {
     private final PgOverview overview;
     private final PgLoadDirectory directory;
     private final PgWaiting waiting;
+    private final SopVersions sops;
     private final Clock clock;
     private final int replayMax;
     private final int heldRepairMax;
 
     ConsolePages(LoadStories stories, HeldLoads held, Outbox outbox, OpsAlerts alerts, AdminAudit audit, Caller caller,
-                 ConsoleConfig config, PgOverview overview, PgLoadDirectory directory, PgWaiting waiting, Clock clock,
+                 ConsoleConfig config, PgOverview overview, PgLoadDirectory directory, PgWaiting waiting, SopVersions sops,
+                 Clock clock,
                  @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.replay-max", defaultValue = "500")
                  int replayMax,
                  @org.eclipse.microprofile.config.inject.ConfigProperty(name = "loadflow.admin.held-repair-max", defaultValue = "200")
@@ -85,6 +88,7 @@ public class ConsolePages {
         this.overview = overview;
         this.directory = directory;
         this.waiting = waiting;
+        this.sops = sops;
         this.clock = clock;
         this.replayMax = replayMax;
         this.heldRepairMax = heldRepairMax;
@@ -208,6 +212,48 @@ public class ConsolePages {
                     + ": no log entry, outbox row, timer or hold.");
         }
         return Pages.load(caller, story, Notices.of(done, loadId));
+    }
+
+    /** Every client with a stored SOP: its version and its last change. */
+    @GET
+    @Path("/sops")
+    public Object sops() {
+        Instant now = clock.instant();
+        return Pages.sops(caller, sops.currents().stream().map(v -> SopViews.Client.of(v, now)).toList());
+    }
+
+    /** The list's "open a client" box. */
+    @GET
+    @Path("/sops/open")
+    public Response openSop(@QueryParam("clientId") String clientId) {
+        return Response.seeOther(UriBuilder.fromPath("/sops/{clientId}").build(checkClientId(clientId == null ? "" : clientId.strip())))
+                .build();
+    }
+
+    /** A client's SOP: the current version, the history with each version's diff, and the edit form. */
+    @GET
+    @Path("/sops/{clientId}")
+    public Object sop(@PathParam("clientId") String clientId, @QueryParam("done") String done,
+                      @QueryParam("version") @DefaultValue("0") int version) {
+        checkClientId(clientId);
+        List<dev.loadflow.store.sop.SopVersion> history = sops.history(clientId);
+        String draft = history.isEmpty() ? SopViews.EXAMPLE : SopViews.json(history.getFirst().rules());
+        return Pages.sop(caller, clientId, SopViews.versions(history, clock.instant()), draft, null, null, null,
+                "saved".equals(done) ? "Saved as version " + version + ": new asks follow it; open asks finish under their own." : null);
+    }
+
+    /** A client's SOP page around an operator's draft (kept as typed) and its preview. */
+    Object sopWithDraft(String clientId, String draft, String reason, String loadId, SopViews.Preview preview) {
+        return Pages.sop(caller, clientId, SopViews.versions(sops.history(clientId), clock.instant()), draft, reason, loadId,
+                preview, null);
+    }
+
+    static String checkClientId(String clientId) {
+        if (!InboundIds.isValidLoadId(clientId)) {
+            throw ConsoleProblem.badRequest("Not a client id", "A client id is 1 to 64 characters of A-Z, a-z, 0-9, _ and -; got '"
+                    + abbreviate(clientId) + "'.");
+        }
+        return clientId;
     }
 
     @GET

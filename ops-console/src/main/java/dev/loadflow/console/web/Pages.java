@@ -41,6 +41,16 @@ public final class Pages {
     public static native TemplateInstance audit(Caller caller, String principal, String since, List<Views.Audit> entries,
                                                 Views.Paging paging);
 
+    public static native TemplateInstance sops(Caller caller, List<SopViews.Client> clients);
+
+    /**
+     * A client's SOP: its versions newest first with their diffs, and, for an operator, the edit form
+     * holding {@code draft} (the rules as JSON) and a preview of it on a load when one was asked for.
+     */
+    public static native TemplateInstance sop(Caller caller, String clientId, List<SopViews.Version> versions, String draft,
+                                              String reason, String previewLoadId,
+                                              SopViews.Preview preview, String notice);
+
     public static native TemplateInstance signIn(String next, String error);
 
     public static native TemplateInstance problem(int status, String title, String detail);

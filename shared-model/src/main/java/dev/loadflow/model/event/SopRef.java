@@ -26,6 +26,6 @@ public record SopRef(String clientId, int version) {
 
     @Override
     public String toString() {
-        return Objects.requireNonNullElse(clientId, "(no client)") + (stored() ? " v" + version : " (configured)");
+        return Objects.requireNonNullElse(clientId, "no client") + (stored() ? " v" + version : ", configured rules");
     }
 }

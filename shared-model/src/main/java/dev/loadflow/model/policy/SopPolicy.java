@@ -66,7 +66,9 @@ public final class SopPolicy implements DecisionPolicy {
     @Override
     public Decision decide(InboundEvent event, LoadState state, Instant now) {
         Decision decision = rules(event, state, now);
-        return decision.sop() == null ? decision.under(sops.current(state.clientId()).ref()) : decision;
+        String client = event.payload() instanceof EventPayload.LoadAssigned assigned && !state.isAssigned()
+                ? assigned.clientId() : state.clientId();
+        return decision.sop() == null ? decision.under(sops.current(client).ref()) : decision;
     }
 
     private Decision rules(InboundEvent event, LoadState state, Instant now) {

@@ -208,7 +208,8 @@ class SopPolicyTest {
     @Test
     void aDecisionOnConfiguredRulesNamesVersionZero() {
         Load load = new Load(new SopPolicy(client -> new SopRules(Duration.ofMinutes(30), 2, "ETA {loadId}?", "#hero")));
-        load.on(new EventPayload.LoadAssigned(CLIENT, "+15550100", "in-transit"), NIGHT);
+        DecisionRecorded assigned = load.on(new EventPayload.LoadAssigned(CLIENT, "+15550100", "in-transit"), NIGHT);
+        assertThat(assigned.sop()).as("the assignment names the client it assigns to").isEqualTo(new SopRef(CLIENT, SopRef.CONFIGURED));
 
         DecisionRecorded opened = load.on(new EventPayload.LocationPing(Risk.HIGH, 41.9, -87.6), NIGHT);
 

@@ -106,7 +106,8 @@ class RoleGrantsTest {
                   AND has_table_privilege('loadflow_reader', c.oid, 'SELECT')
                   AND NOT has_table_privilege('loadflow_reader', c.oid, 'INSERT') ORDER BY 1""");
         assertThat(views).extracting(row -> row.get("name")).containsExactly("admin_audit", "event_log", "event_log_archive",
-                "held_load", "load_queue", "load_queue_group", "load_stage", "ops_alert", "outbox", "outbox_failure", "timers");
+                "held_load", "load_queue", "load_queue_group", "load_stage", "ops_alert", "outbox", "outbox_failure", "sop_version",
+                "timers");
         PG.database().execute("""
                 INSERT INTO outbox (outbox_id, load_id, action_type, channel, payload, status, available_at, created_at, claim_token)
                 VALUES ('L-v/a/1/send_sms', 'L-v', 'send_sms', 'sms', '{}', 'pending', now(), now(), gen_random_uuid())""");
