@@ -9,6 +9,7 @@ import dev.loadflow.model.json.SopRulesCodec;
 import dev.loadflow.model.policy.SopRules;
 import dev.loadflow.service.admin.SopAnswers;
 import dev.loadflow.store.sop.SopVersion;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +17,8 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 /** What the SOP pages show: the clients' versions, a version's rules, and what changed from the one before. */
+// the rules are written as the admin API's JSON (json below)
+@RegisterForReflection(targets = {SopRulesCodec.Json.class, SopRulesCodec.Hours.class, SopRulesCodec.AttemptJson.class})
 public final class SopViews {
 
     /** The draft a client without a stored SOP starts from: one attempt, any hour. */
