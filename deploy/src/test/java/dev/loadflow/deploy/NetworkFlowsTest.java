@@ -40,7 +40,7 @@ class NetworkFlowsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site"})
+    @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site", "small"})
     void everyConfiguredEndpointIsReachableByPolicy(String overlay) throws IOException {
         List<HasMetadata> objects = new ArrayList<>();
         for (ObjectNode node : Kustomize.render(Path.of("k8s", "overlays", overlay))) {

@@ -36,12 +36,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The packaged services with the environment the manifests give them ({@code deploy/k8s/base}:
- * the ConfigMap's, then the container's own; this test's database, ports, secrets and JWT key in
- * place of the cluster's). The migration Job applies every migration and exits 0: on a JDBC pool
- * of two it gave up after its last migration (Flyway's after-migrate callbacks take a third
- * connection), and again at every try, with or without migrations to apply. Then every
- * Deployment's service is ready on the migrated schema: on the JDBC pool of one they had, the
- * schema gate's look (two connections) never read it and none became ready.
+ * the ConfigMap's, the service's pools, then the container's own; this test's database, ports,
+ * secrets and JWT key in place of the cluster's). The migration Job applies every migration and
+ * exits 0: on a JDBC pool of two it gave up after its last migration (Flyway's after-migrate
+ * callbacks take a third connection), and again at every try, with or without migrations to
+ * apply. Then every Deployment's service is ready on the migrated schema with the JDBC pool of
+ * one it is given: the schema gate reads over the reactive pool.
  */
 class ManifestEnvironmentTest {
 
@@ -69,6 +69,7 @@ class ManifestEnvironmentTest {
         try {
             for (String service : SERVICES) {
                 Map<String, String> deployed = environment("deploy/k8s/base/" + service + ".yaml");
+                assertThat(deployed).as(service + "'s pools, from its ConfigMap").containsEntry("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "1");
                 int management = freePort();
                 deployed.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
                 deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
@@ -138,6 +139,16 @@ class ManifestEnvironmentTest {
                 .forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
         JsonNode container = YAML.readTree(ROOT.resolve(manifest).toFile())
                 .path("spec").path("template").path("spec").path("containers").get(0);
+        // the service's pools (base/pools.yaml), from its ConfigMap of them
+        List<String> configMaps = container.path("envFrom").findValuesAsText("name");
+        try (var pools = YAML.readerFor(JsonNode.class).readValues(ROOT.resolve("deploy/k8s/base/pools.yaml").toFile())) {
+            while (pools.hasNext()) {
+                JsonNode configMap = (JsonNode) pools.next();
+                if (configMaps.contains(configMap.path("metadata").path("name").asText())) {
+                    configMap.path("data").properties().forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
+                }
+            }
+        }
         container.path("env").forEach(variable -> {
             if (variable.has("value")) {
                 environment.put(variable.path("name").asText(), variable.path("value").asText());

@@ -590,10 +590,14 @@ public final class LocalRun {
         // extra JVM options for every service, e.g. a flight recording per service while a benchmark runs:
         // -Dloadflow.local-run.jvm-args='-XX:StartFlightRecording=filename={service}/target/profile.jfr,settings=profile'
         // ({service} is the service's folder)
-        String extra = System.getProperty("loadflow.local-run.jvm-args", "").strip();
-        if (!extra.isEmpty()) {
-            for (String arg : extra.split("\\s+")) {
-                command.add(arg.replace("{service}", root.resolve(service).toString()));
+        // and for one service, e.g. the pools a component of the manifests gives it:
+        // -Dloadflow.local-run.load-worker.jvm-args='-Dquarkus.datasource.reactive.max-size=3 -Dloadflow.worker.concurrency=2'
+        for (String key : List.of("loadflow.local-run.jvm-args", "loadflow.local-run." + service + ".jvm-args")) {
+            String extra = System.getProperty(key, "").strip();
+            if (!extra.isEmpty()) {
+                for (String arg : extra.split("\\s+")) {
+                    command.add(arg.replace("{service}", root.resolve(service).toString()));
+                }
             }
         }
         command.addAll(options);

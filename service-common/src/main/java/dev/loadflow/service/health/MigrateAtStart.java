@@ -27,16 +27,14 @@ public class MigrateAtStart {
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
     private final Flyway flyway;
-    private final SchemaTurns turns;
     private final boolean enabled;
     private final Duration maxRetry;
     private volatile Thread retrying;
     private volatile boolean migrated;
 
-    MigrateAtStart(Flyway flyway, SchemaTurns turns, LoopConfig loops,
+    MigrateAtStart(Flyway flyway, LoopConfig loops,
                    @ConfigProperty(name = "loadflow.db.migrate-at-start", defaultValue = "true") boolean enabled) {
         this.flyway = flyway;
-        this.turns = turns;
         this.enabled = enabled;
         this.maxRetry = loops.maxBackoff();
     }
@@ -59,7 +57,7 @@ public class MigrateAtStart {
 
     private boolean migrate() {
         try {
-            var result = turns.take(flyway::migrate);
+            var result = flyway.migrate();
             LOG.infof("schema at version %s (%d migrations applied now)", result.targetSchemaVersion, result.migrationsExecuted);
             migrated = true;
             return true;

@@ -1,5 +1,7 @@
 package dev.loadflow.service.health;
 
+import dev.loadflow.store.pg.Migrations;
+import dev.loadflow.store.pg.Pg;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -7,21 +9,16 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import jakarta.interceptor.Interceptor;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
-import org.flywaydb.core.api.MigrationInfoService;
 import org.jboss.logging.Logger;
 
-import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -78,24 +75,26 @@ public class SchemaGate {
     public record Reading(Standing standing, int database, int build, int floor, int pending, String error) {
     }
 
-    private final Flyway flyway;
-    private final SchemaTurns turns;
-    private final DataSource dataSource;
+    /** The newest migration applied with success, by its whole number (a V10.1 counts as 10). */
+    static final String APPLIED = """
+            SELECT max((string_to_array(version, '.'))[1]::int) AS version
+            FROM flyway_schema_history WHERE success AND version IS NOT NULL""";
+    private static final String UNDEFINED_TABLE = "42P01";
+
+    private final Pool pool;
     private final Duration interval;
     private final List<Runnable> onOpen = new ArrayList<>();
     private final List<Runnable> onClosed = new ArrayList<>();
     private final AtomicInteger databaseVersion = new AtomicInteger(-1);
     private final AtomicInteger open = new AtomicInteger();
-    private volatile Reading reading = new Reading(Standing.UNKNOWN, -1, -1, -1, -1, null);
+    private volatile Reading reading = new Reading(Standing.UNKNOWN, -1, Migrations.NEWEST, -1, -1, null);
     private volatile boolean loopsRunning;
     private volatile boolean stoppedForGood;
     private volatile Thread watching;
 
-    SchemaGate(Flyway flyway, SchemaTurns turns, DataSource dataSource, MeterRegistry registry,
-               @ConfigProperty(name = "loadflow.db.schema-check", defaultValue = "PT1M") Duration interval) {
-        this.flyway = flyway;
-        this.turns = turns;
-        this.dataSource = dataSource;
+    public SchemaGate(Pool pool, MeterRegistry registry,
+                      @ConfigProperty(name = "loadflow.db.schema-check", defaultValue = "PT1M") Duration interval) {
+        this.pool = pool;
         this.interval = interval;
         Gauge.builder("loadflow.schema.version", databaseVersion, AtomicInteger::get)
                 .description("The schema's version (of=database) and the newest migration this build has (of=build)")
@@ -186,35 +185,43 @@ public class SchemaGate {
         return now;
     }
 
+    /**
+     * The whole number of the newest migration applied ({@code flyway_schema_history}; 0 on a
+     * database with none yet) and the schema's floor, read over the stores' own pool: a look takes
+     * one connection for a moment and none of the JDBC pool, which only a migration at start uses.
+     */
     private Reading read() {
+        int build = Migrations.NEWEST;
         try {
-            MigrationInfoService info = turns.take(flyway::info);
-            int build = Arrays.stream(info.all()).filter(m -> m.getState().isResolved() && m.getVersion() != null)
-                    .mapToInt(SchemaGate::version).max().orElse(0);
-            MigrationInfo current = info.current();
-            int database = current == null ? 0 : version(current);
-            int pending = info.pending().length;
-            if (pending > 0 || database < build) {
-                return new Reading(Standing.BEHIND, database, build, -1, pending, null);
+            int database = applied();
+            if (database < build) {
+                return new Reading(Standing.BEHIND, database, build, -1, build - database, null);
             }
             int floor = floor();
             Standing standing = floor > build ? Standing.AHEAD_PAST
                     : database > build ? Standing.AHEAD_COMPATIBLE : Standing.CURRENT;
             return new Reading(standing, database, build, floor, 0, null);
-        } catch (RuntimeException | SQLException e) {
-            return new Reading(Standing.UNKNOWN, reading.database(), reading.build(), -1, -1, e.getClass().getSimpleName()
+        } catch (RuntimeException e) {
+            return new Reading(Standing.UNKNOWN, reading.database(), build, -1, -1, e.getClass().getSimpleName()
                     + ": " + e.getMessage());
         }
     }
 
-    private int floor() throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT lowest_build FROM schema_floor")) {
-            return rows.next() ? rows.getInt(1) : 0;
+    private int applied() {
+        try {
+            RowSet<Row> rows = Pg.await(pool.query(APPLIED).execute());
+            Integer version = rows.iterator().next().getInteger("version");
+            return version == null ? 0 : version;
+        } catch (PgException e) {
+            if (UNDEFINED_TABLE.equals(e.getSqlState())) {
+                return 0;
+            }
+            throw e;
         }
     }
 
-    private static int version(MigrationInfo migration) {
-        return Integer.parseInt(migration.getVersion().getVersion().split("\\.")[0]);
+    private int floor() {
+        RowSet<Row> rows = Pg.await(pool.query("SELECT lowest_build FROM schema_floor").execute());
+        return rows.iterator().hasNext() ? rows.iterator().next().getInteger("lowest_build") : 0;
     }
 }

@@ -80,4 +80,11 @@ public interface RetentionConfig {
     /** Rows looked at (log) or deleted per statement: each batch is one short transaction. */
     @WithDefault("500")
     int batchSize();
+
+    /**
+     * The most connections retention's own login holds (with {@link #username}): its batches run
+     * one after another, so one is enough; part of the pod's connection budget.
+     */
+    @WithDefault("1")
+    int maxConnections();
 }

@@ -77,7 +77,7 @@ public class StoreProducers {
         }
         // its own login, a member of loadflow_retention: the services' own may not remove from the log
         pool.size(); // the service's own pool is made first: the other login's is made from its settings
-        return storesOn(pools.asLogin(config.username().get(), config.password().orElse(""), 2, "retention"), clock, Wakeups.NONE,
+        return storesOn(pools.asLogin(config.username().get(), config.password().orElse(""), config.maxConnections(), "retention"), clock, Wakeups.NONE,
                 citus).retention(export);
     }
 

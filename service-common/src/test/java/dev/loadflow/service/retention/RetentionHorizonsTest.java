@@ -73,6 +73,11 @@ class RetentionHorizonsTest {
             public int batchSize() {
                 return 500;
             }
+
+            @Override
+            public int maxConnections() {
+                return 1;
+            }
         };
     }
 

@@ -1,6 +1,7 @@
 package dev.loadflow.service.health;
 
 import dev.loadflow.service.loop.LoopConfig;
+import dev.loadflow.store.pg.Migrations;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import io.agroal.api.AgroalDataSource;
@@ -10,6 +11,8 @@ import io.agroal.api.security.SimplePassword;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,20 +26,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.function.Supplier;
 
 import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A migration at start and the schema gate's looks share the services' JDBC pool of three
- * connections ({@code quarkus.datasource.jdbc.max-size}). A migration holds all three by its end
- * (its history table's, its statements' and its after-migrate callbacks'), so a look beside it
- * waits for a connection until the pool gives up: the gate then knows nothing and the service is
- * not ready, and where the look held one as the migration asked for its last, each waited on the
- * other. Here the last migration takes two seconds and the pool gives up after half of one.
+ * A migration at start takes the services' JDBC pool ({@code quarkus.datasource.jdbc.max-size}):
+ * all three connections by its end (its history table's, its statements' and its after-migrate
+ * callbacks'). The schema gate's looks take none of it: they read the history and the floor over
+ * the stores' reactive pool, one connection for a moment, so a look beside a migration finds its
+ * connection, and a pod that does not migrate (on Kubernetes, where the Job does) needs one JDBC
+ * connection at most (the datasource's readiness check). Here the last migration takes two
+ * seconds and the JDBC pool gives up after half of one.
  */
-class SchemaTurnsTest {
+class SchemaLookTest {
 
     private static final Duration ACQUISITION_TIMEOUT = Duration.ofMillis(500);
     private static final LoopConfig DEFAULT_LOOPS = new LoopConfig(Duration.ofSeconds(30), Duration.ofSeconds(5));
@@ -45,6 +48,9 @@ class SchemaTurnsTest {
     private final AgroalDataSource pool = connections(database, configuredJdbcPool());
     private final Flyway flyway = asTheServicesConfigureIt(Flyway.configure().dataSource(pool)
             .locations("classpath:db/migration", "classpath:db/slow-migration")).load();
+    private final Vertx vertx = Vertx.vertx();
+    /** The stores' pool, of one connection: all a look needs. */
+    private final Pool reactive = database.pool(vertx, 1);
 
     /** With the callbacks the services add ({@link DistributeOnCitus}). */
     private static FluentConfiguration asTheServicesConfigureIt(FluentConfiguration configuration) {
@@ -54,13 +60,19 @@ class SchemaTurnsTest {
 
     @AfterEach
     void close() {
+        reactive.close();
+        vertx.close();
         pool.close();
         database.close();
     }
 
+    private SchemaGate gate() {
+        return new SchemaGate(reactive, new SimpleMeterRegistry(), Duration.ofMinutes(1));
+    }
+
     @Test
     void aMigrationAtStartRunsToItsEndOnThePoolAsConfigured() {
-        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, new SchemaTurns(), DEFAULT_LOOPS, true);
+        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, DEFAULT_LOOPS, true);
 
         migrateAtStart.start(null);
 
@@ -72,7 +84,7 @@ class SchemaTurnsTest {
     void onTwoConnectionsAMigrationGivesUpAfterItsLastStep() {
         try (AgroalDataSource two = connections(database, 2)) {
             Flyway onTwo = asTheServicesConfigureIt(Flyway.configure().dataSource(two).locations("classpath:db/migration")).load();
-            MigrateAtStart migrateAtStart = new MigrateAtStart(onTwo, new SchemaTurns(), DEFAULT_LOOPS, true);
+            MigrateAtStart migrateAtStart = new MigrateAtStart(onTwo, DEFAULT_LOOPS, true);
 
             migrateAtStart.start(null);
             migrateAtStart.stop(null);
@@ -82,69 +94,22 @@ class SchemaTurnsTest {
         }
     }
 
-    /**
-     * A look takes two connections: Flyway's reading of the history, and one it asks for at the
-     * reading's end for the callbacks (the services add {@code CitusSchema}). The services on Kubernetes,
-     * which do not migrate, have a JDBC pool of two for it (the manifests' checks require it).
-     */
     @Test
-    void theGatesLookTakesTwoConnectionsAndOnOneFindsNone() {
-        new MigrateAtStart(flyway, new SchemaTurns(), DEFAULT_LOOPS, true).start(null);
+    void onAnEmptyDatabaseTheGateWaitsForEveryMigrationOfTheBuild() {
+        SchemaGate.Reading reading = gate().look();
 
-        assertThat(lookOn(2)).as("on two connections").satisfies(reading -> {
-            assertThat(reading.error()).isNull();
-            assertThat(reading.standing()).isEqualTo(SchemaGate.Standing.CURRENT);
-        });
-        assertThat(lookOn(1)).as("on one").satisfies(reading -> {
-            assertThat(reading.standing()).isEqualTo(SchemaGate.Standing.UNKNOWN);
-            assertThat(reading.error()).containsIgnoringCase("acquisition timeout");
-        });
+        assertThat(reading.standing()).isEqualTo(SchemaGate.Standing.BEHIND);
+        assertThat(reading.database()).isZero();
+        assertThat(reading.build()).isEqualTo(Migrations.NEWEST);
+        assertThat(reading.pending()).isEqualTo(Migrations.NEWEST);
+        assertThat(reading.error()).isNull();
     }
 
-    private SchemaGate.Reading lookOn(int connections) {
-        try (AgroalDataSource pool = connections(database, connections)) {
-            Flyway reader = asTheServicesConfigureIt(Flyway.configure().dataSource(pool)
-                    .locations("classpath:db/migration", "classpath:db/slow-migration")).load();
-            return new SchemaGate(reader, new SchemaTurns(), pool, new SimpleMeterRegistry(), Duration.ofMinutes(1)).look();
-        }
-    }
-
+    /** The gate looks all through a migration at start, each look answered, and the last one open. */
     @Test
-    void theGateLooksBetweenMigrationsNeverBesideOne() {
-        SchemaTurns turns = new SchemaTurns();
-        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, turns, DEFAULT_LOOPS, true);
-        List<SchemaGate.Reading> readings = looksDuringMigration(migrateAtStart, turns);
-
-        assertThat(migrateAtStart.migrated()).isTrue();
-        assertThat(readings).as("looks while the migration ran, and one after").hasSizeGreaterThan(1)
-                .allSatisfy(reading -> assertThat(reading.error()).as("what the look could not read").isNull());
-        assertThat(readings.getLast().standing()).as("the look after the migration").isEqualTo(SchemaGate.Standing.CURRENT);
-    }
-
-    @Test
-    void withoutTurnsALookBesideTheMigrationFindsNoConnection() {
-        SchemaTurns sideBySide = new SchemaTurns() {
-            @Override
-            public <T> T take(Supplier<T> look) {
-                return look.get();
-            }
-        };
-
-        List<SchemaGate.Reading> readings = looksDuringMigration(new MigrateAtStart(flyway, sideBySide, DEFAULT_LOOPS, true), sideBySide);
-
-        assertThat(readings).as("looks while the migration ran: the pool gave up on some")
-                .anySatisfy(reading -> {
-                    assertThat(reading.standing()).isEqualTo(SchemaGate.Standing.UNKNOWN);
-                    assertThat(reading.error()).containsIgnoringCase("acquisition timeout");
-                });
-    }
-
-    /**
-     * Migrates at start on a thread of its own and looks at the schema every 100 ms (the gate's
-     * own pace is 1 to 5 s while closed) until that has ended, and once after.
-     */
-    private List<SchemaGate.Reading> looksDuringMigration(MigrateAtStart migrateAtStart, SchemaTurns turns) {
-        SchemaGate gate = new SchemaGate(flyway, turns, pool, new SimpleMeterRegistry(), Duration.ofMinutes(1));
+    void theGateLooksBesideAMigrationWithoutTakingItsConnections() {
+        MigrateAtStart migrateAtStart = new MigrateAtStart(flyway, DEFAULT_LOOPS, true);
+        SchemaGate gate = gate();
         Thread migrating = Thread.ofVirtual().name("migrate-at-start").start(() -> migrateAtStart.start(null));
         List<SchemaGate.Reading> readings = new ArrayList<>();
         await().atMost(Duration.ofMinutes(1)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -153,7 +118,13 @@ class SchemaTurnsTest {
         });
         migrateAtStart.stop(null);
         readings.add(gate.look());
-        return readings;
+
+        assertThat(migrateAtStart.migrated()).as("the migration found its three connections").isTrue();
+        assertThat(readings).as("looks while the migration ran, and one after").hasSizeGreaterThan(1)
+                .allSatisfy(reading -> assertThat(reading.error()).as("what the look could not read").isNull());
+        assertThat(readings.getLast().standing()).as("the slow migration (V1000) is ahead of the build, and keeps it working")
+                .isEqualTo(SchemaGate.Standing.AHEAD_COMPATIBLE);
+        assertThat(readings.getLast().database()).isEqualTo(1000);
     }
 
     /** The services' JDBC pool as shipped ({@code quarkus.datasource.jdbc.max-size}). */
