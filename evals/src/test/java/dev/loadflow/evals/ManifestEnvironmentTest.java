@@ -70,6 +70,8 @@ class ManifestEnvironmentTest {
             for (String service : SERVICES) {
                 Map<String, String> deployed = environment("deploy/k8s/base/" + service + ".yaml");
                 assertThat(deployed).as(service + "'s pools, from its ConfigMap").containsEntry("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "1");
+                assertThat(deployed).as(service + "'s JVM, sized for its CPU limit")
+                        .containsEntry("JAVA_TOOL_OPTIONS", "-XX:ActiveProcessorCount=2");
                 int management = freePort();
                 deployed.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
                 deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
@@ -151,7 +153,20 @@ class ManifestEnvironmentTest {
         }
         container.path("env").forEach(variable -> {
             if (variable.has("value")) {
-                environment.put(variable.path("name").asText(), variable.path("value").asText());
+                // as the kubelet does: $(NAME) is the value of a variable listed before it
+                String value = variable.path("value").asText();
+                for (var earlier : environment.entrySet()) {
+                    value = value.replace("$(" + earlier.getKey() + ")", earlier.getValue());
+                }
+                environment.put(variable.path("name").asText(), value);
+            } else if (variable.path("valueFrom").has("resourceFieldRef")) {
+                // the downward API: a resource of the container, in whole units (rounded up)
+                JsonNode field = variable.path("valueFrom").path("resourceFieldRef");
+                String[] resource = field.path("resource").asText().split("\\.");
+                String amount = container.path("resources").path(resource[0]).path(resource[1]).asText();
+                double units = amount.endsWith("m") ? Double.parseDouble(amount.substring(0, amount.length() - 1)) / 1000
+                        : Double.parseDouble(amount);
+                environment.put(variable.path("name").asText(), Long.toString((long) Math.ceil(units)));
             }
         });
         environment.put("QUARKUS_DATASOURCE_JDBC_URL", database.jdbcUrl());

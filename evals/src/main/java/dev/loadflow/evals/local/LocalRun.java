@@ -576,6 +576,13 @@ public final class LocalRun {
         }
     }
 
+    /**
+     * The heap each service's pod gives it: 60% of its memory limit in deploy/k8s/base (512Mi, 384Mi
+     * for the pump, 448Mi for the console), in MB.
+     */
+    static final Map<String, Integer> POD_HEAP_MB = Map.of("load-worker", 307, "outbox-dispatcher", 307, "timer-pump", 230,
+            "ops-console", 268);
+
     /** Starts {@code service} as packaged under {@code root}; its log goes to its target folder (after what it logged before, {@code again}). */
     private Process launch(Path root, String service, int localPort, int engineOffset, List<String> options, boolean again)
             throws IOException {
@@ -583,8 +590,9 @@ public final class LocalRun {
         if (!jar.isFile()) {
             throw new IllegalStateException(jar + " is missing: build first with ./mvnw -B package -DskipTests");
         }
-        // as the images run it: the heap a container limited to 512Mi gives it (MaxRAMPercentage=75), the serial collector
-        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx384m", "-XX:+UseSerialGC",
+        // as the images run it: the heap its pod's memory limit gives it (MaxRAMPercentage=60), the serial collector
+        List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx" + POD_HEAP_MB.getOrDefault(service, 307) + "m",
+                "-XX:+UseSerialGC",
                 "-Dquarkus.http.port=" + (port(localPort) + engineOffset),
                 "-Dquarkus.management.port=" + (port(localPort + 1000) + engineOffset)));
         // extra JVM options for every service, e.g. a flight recording per service while a benchmark runs:
