@@ -23,14 +23,14 @@ import java.util.Map;
  * a list, the whole value or one part of it split by a delimiter). Anything else is refused, so
  * a manifest change that needs more fails here instead of rendering differently.
  */
-final class Kustomize {
+public final class Kustomize {
 
     static final YAMLMapper YAML = new YAMLMapper();
 
     private Kustomize() {
     }
 
-    static List<ObjectNode> render(Path dir) throws IOException {
+    public static List<ObjectNode> render(Path dir) throws IOException {
         return render(dir, new IdentityHashMap<>());
     }
 

@@ -1,12 +1,13 @@
 package dev.loadflow.evals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loadflow.deploy.Kustomize;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -35,18 +36,19 @@ import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The packaged services with the environment the manifests give them ({@code deploy/k8s/base}:
- * the ConfigMap's, the service's pools, then the container's own; this test's database, ports,
- * secrets and JWT key in place of the cluster's). The migration Job applies every migration and
- * exits 0: on a JDBC pool of two it gave up after its last migration (Flyway's after-migrate
- * callbacks take a third connection), and again at every try, with or without migrations to
- * apply. Then every Deployment's service is ready on the migrated schema with the JDBC pool of
- * one it is given: the schema gate reads over the reactive pool.
+ * The packaged services with the environment each rendered overlay gives them (its ConfigMaps,
+ * the service's pools, the container's own variables with {@code $(NAME)} and the downward API
+ * resolved as the kubelet resolves them; this test's database, ports, secrets and JWT key in place
+ * of the cluster's). The overlay's migration Job applies every migration and exits 0: on a JDBC
+ * pool of two it gave up after its last migration (Flyway's after-migrate callbacks take a third
+ * connection), and again at every try, with or without migrations to apply. Then every
+ * Deployment's service is ready on the migrated schema with the JDBC pool of one it is given: the
+ * schema gate reads over the reactive pool. The site overlay's database takes TLS only
+ * ({@code DatabaseTlsTest}) and the sqs overlay's queue is SQS: neither runs here.
  */
 class ManifestEnvironmentTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final List<String> SERVICES = List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
 
     private final TestDatabase database = PostgresServer.get().createDatabase("job", false);
@@ -56,9 +58,13 @@ class ManifestEnvironmentTest {
         database.close();
     }
 
-    @Test
-    void theJobMigratesAndExitsAndEveryDeploymentsServiceIsReadyOnTheSchema() throws Exception {
-        Map<String, String> environment = jobEnvironment();
+    @ParameterizedTest
+    @ValueSource(strings = {"plain", "jvm", "small"})
+    void theJobMigratesAndExitsAndEveryDeploymentsServiceIsReadyOnTheSchema(String overlay) throws Exception {
+        List<ObjectNode> rendered = Kustomize.render(ROOT.resolve("deploy/k8s/overlays").resolve(overlay));
+        Map<String, String> environment = environment(rendered, object(rendered, "Job", null));
+        environment.put("QUARKUS_HTTP_PORT", "0");
+        environment.put("QUARKUS_MANAGEMENT_PORT", "0");
 
         assertThat(runJob(environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
         assertThat(schemaVersion()).as("the schema's version").isEqualTo(newestMigration());
@@ -68,7 +74,7 @@ class ManifestEnvironmentTest {
         Map<String, Integer> managementPorts = new LinkedHashMap<>();
         try {
             for (String service : SERVICES) {
-                Map<String, String> deployed = environment("deploy/k8s/base/" + service + ".yaml");
+                Map<String, String> deployed = environment(rendered, object(rendered, "Deployment", service));
                 assertThat(deployed).as(service + "'s pools, from its ConfigMap").containsEntry("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "1");
                 assertThat(deployed).as(service + "'s JVM, sized for its CPU limit")
                         .containsEntry("JAVA_TOOL_OPTIONS", "-XX:ActiveProcessorCount=2");
@@ -77,11 +83,12 @@ class ManifestEnvironmentTest {
                 deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
                 deployed.putAll(secrets);
                 managementPorts.put(service, management);
-                services.put(service, start(service, deployed, Path.of("target", "manifest-" + service + ".log")));
+                services.put(service, start(service, deployed, Path.of("target", "manifest-" + overlay + "-" + service + ".log")));
             }
             HttpClient http = HttpClient.newHttpClient();
             await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(managementPorts).allSatisfy((service, port) ->
-                    assertThat(ready(http, port)).as(service + " ready (log: target/manifest-" + service + ".log)").isEqualTo(200)));
+                    assertThat(ready(http, port)).as(service + " ready (log: target/manifest-" + overlay + "-" + service + ".log)")
+                            .isEqualTo(200)));
         } finally {
             services.values().forEach(Process::destroy);
             for (Process process : services.values()) {
@@ -123,46 +130,38 @@ class ManifestEnvironmentTest {
         }
     }
 
-    private Map<String, String> jobEnvironment() throws IOException {
-        Map<String, String> environment = environment("deploy/k8s/base/migrate-job.yaml");
-        environment.put("QUARKUS_HTTP_PORT", "0");
-        environment.put("QUARKUS_MANAGEMENT_PORT", "0");
-        return environment;
+    /** The rendered object of {@code kind} (named {@code name}, or the only one). */
+    private static ObjectNode object(List<ObjectNode> rendered, String kind, String name) {
+        return rendered.stream().filter(o -> o.path("kind").asText().equals(kind))
+                .filter(o -> name == null || o.path("metadata").path("name").asText().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in the overlay"));
     }
 
     /**
-     * The ConfigMap's settings, then those of the first container of {@code manifest} (a Job's or
-     * a Deployment's: the values it sets, not those it takes from the pod), then this test's
-     * database in place of the cluster's.
+     * What the kubelet gives the first container of {@code workload} (a Job or a Deployment): its
+     * ConfigMaps' data in envFrom order, then its own variables, a {@code $(NAME)} in a value being
+     * the value of a variable before it and a resource field the container's resource in whole
+     * units; then this test's database in place of the cluster's.
      */
-    private Map<String, String> environment(String manifest) throws IOException {
+    private Map<String, String> environment(List<ObjectNode> rendered, ObjectNode workload) {
         Map<String, String> environment = new LinkedHashMap<>();
-        YAML.readTree(ROOT.resolve("deploy/k8s/base/config.yaml").toFile()).path("data").properties()
-                .forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
-        JsonNode container = YAML.readTree(ROOT.resolve(manifest).toFile())
-                .path("spec").path("template").path("spec").path("containers").get(0);
-        // the service's pools (base/pools.yaml), from its ConfigMap of them
-        List<String> configMaps = container.path("envFrom").findValuesAsText("name");
-        try (var pools = YAML.readerFor(JsonNode.class).readValues(ROOT.resolve("deploy/k8s/base/pools.yaml").toFile())) {
-            while (pools.hasNext()) {
-                JsonNode configMap = (JsonNode) pools.next();
-                if (configMaps.contains(configMap.path("metadata").path("name").asText())) {
-                    configMap.path("data").properties().forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
-                }
+        JsonNode container = workload.path("spec").path("template").path("spec").path("containers").get(0);
+        for (JsonNode from : container.path("envFrom")) {
+            String configMap = from.path("configMapRef").path("name").asText(null);
+            if (configMap != null) {
+                object(rendered, "ConfigMap", configMap).path("data").properties()
+                        .forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
             }
         }
         container.path("env").forEach(variable -> {
             if (variable.has("value")) {
-                // as the kubelet does: $(NAME) is the value of a variable listed before it
                 String value = variable.path("value").asText();
                 for (var earlier : environment.entrySet()) {
                     value = value.replace("$(" + earlier.getKey() + ")", earlier.getValue());
                 }
                 environment.put(variable.path("name").asText(), value);
             } else if (variable.path("valueFrom").has("resourceFieldRef")) {
-                // the downward API: a resource of the container, in whole units (rounded up)
-                JsonNode field = variable.path("valueFrom").path("resourceFieldRef");
-                String[] resource = field.path("resource").asText().split("\\.");
+                String[] resource = variable.path("valueFrom").path("resourceFieldRef").path("resource").asText().split("\\.");
                 String amount = container.path("resources").path(resource[0]).path(resource[1]).asText();
                 double units = amount.endsWith("m") ? Double.parseDouble(amount.substring(0, amount.length() - 1)) / 1000
                         : Double.parseDouble(amount);
