@@ -687,7 +687,7 @@ class ManifestsTest {
         Set<String> baseValues = Set.of("monitoring", "observability", "integrations", "ingress-nginx", "kube-prometheus-stack",
                 "loadflow-secrets", "loadflow-migrate-secrets", "loadflow-console-secrets", "loadflow-ingest-tokens",
                 "loadflow-dispatcher-secrets", "loadflow-retention-secrets",
-                "loadflow-jwt", "loadflow-keda", "loadflow-llm", "ops-console-tls", "load-worker-ingest-tls");
+                "loadflow-jwt", "loadflow-keda", "loadflow-llm", "ops-console-tls", "load-worker-ingest-tls", "nginx");
         List<String> leftOver = new ArrayList<>();
         for (ObjectNode object : Kustomize.render(K8S.resolve("overlays").resolve("site"))) {
             String id = object.path("kind").asText() + "/" + object.path("metadata").path("name").asText();
@@ -702,6 +702,13 @@ class ManifestsTest {
             });
         }
         assertThat(leftOver).as("the base's site values left in the site overlay").isEmpty();
+        List<HasMetadata> site = typed("site");
+        List<PodSpec> pods = new ArrayList<>(ofType(site, Deployment.class).stream().map(d -> d.getSpec().getTemplate().getSpec()).toList());
+        ofType(site, Job.class).forEach(job -> pods.add(job.getSpec().getTemplate().getSpec()));
+        assertThat(pods).as("every pod pulls with the site's Secret").hasSize(5).allSatisfy(pod ->
+                assertThat(pod.getImagePullSecrets()).extracting(s -> s.getName()).containsExactly("acme-registry-pull"));
+        assertThat(ofType(site, io.fabric8.kubernetes.api.model.networking.v1.Ingress.class)).as("the site's ingress class")
+                .hasSize(2).allSatisfy(ingress -> assertThat(ingress.getSpec().getIngressClassName()).isEqualTo("acme-edge"));
     }
 
     private static void valuesOf(JsonNode node, String path, java.util.function.BiConsumer<String, String> each) {
