@@ -3,6 +3,7 @@ package dev.loadflow.evals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.deploy.Kustomize;
+import dev.loadflow.evals.local.LocalRun;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
@@ -74,7 +75,12 @@ class ManifestEnvironmentTest {
         Map<String, Integer> managementPorts = new LinkedHashMap<>();
         try {
             for (String service : SERVICES) {
-                Map<String, String> deployed = environment(rendered, object(rendered, "Deployment", service));
+                ObjectNode deployment = object(rendered, "Deployment", service);
+                Map<String, String> deployed = environment(rendered, deployment);
+                String limit = deployment.path("spec").path("template").path("spec").path("containers").get(0)
+                        .path("resources").path("limits").path("memory").asText();
+                assertThat(LocalRun.POD_HEAP_MB.get(service)).as(service + ": the local run's heap is 60% of its pod's " + limit)
+                        .isEqualTo(Integer.parseInt(limit.replace("Mi", "")) * 60 / 100);
                 assertThat(deployed).as(service + "'s pools, from its ConfigMap").containsEntry("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "1");
                 assertThat(deployed).as(service + "'s JVM, sized for its CPU limit")
                         .containsEntry("JAVA_TOOL_OPTIONS", "-XX:ActiveProcessorCount=2");

@@ -578,9 +578,9 @@ public final class LocalRun {
 
     /**
      * The heap each service's pod gives it: 60% of its memory limit in deploy/k8s/base (512Mi, 384Mi
-     * for the pump, 448Mi for the console), in MB.
+     * for the pump, 448Mi for the console), in MB ({@code ManifestEnvironmentTest} holds the two together).
      */
-    static final Map<String, Integer> POD_HEAP_MB = Map.of("load-worker", 307, "outbox-dispatcher", 307, "timer-pump", 230,
+    public static final Map<String, Integer> POD_HEAP_MB = Map.of("load-worker", 307, "outbox-dispatcher", 307, "timer-pump", 230,
             "ops-console", 268);
 
     /** Starts {@code service} as packaged under {@code root}; its log goes to its target folder (after what it logged before, {@code again}). */
