@@ -75,7 +75,7 @@ class ConnectionBudgetTest {
     }
 
     static Budget budget(String overlay) throws IOException {
-        List<ObjectNode> objects = Kustomize.render(K8S.resolve("overlays").resolve(overlay));
+        List<ObjectNode> objects = Kustomize.render(SiteOverlay.overlay(K8S, overlay));
         Map<String, JsonNode> configMaps = new HashMap<>();
         Map<String, Integer> maxima = new HashMap<>();
         for (ObjectNode o : objects) {
@@ -188,7 +188,7 @@ class ConnectionBudgetTest {
     @ValueSource(strings = {"jvm", "native", "sqs", "site"})
     void theAlertIsAboveThePlanAndKedaFallsBackToItsMinimum(String overlay) throws IOException {
         Budget budget = budget(overlay);
-        List<ObjectNode> objects = Kustomize.render(K8S.resolve("overlays").resolve(overlay));
+        List<ObjectNode> objects = Kustomize.render(SiteOverlay.overlay(K8S, overlay));
         String rules = objects.stream().filter(o -> o.path("kind").asText().equals("PrometheusRule")).findFirst().orElseThrow()
                 .toString();
         Matcher ratio = ALERT_RATIO.matcher(rules);

@@ -75,7 +75,7 @@ class ManifestsTest {
     }
 
     private static List<HasMetadata> typed(String overlay) throws IOException {
-        return typed(K8S.resolve("overlays").resolve(overlay));
+        return typed(SiteOverlay.overlay(K8S, overlay));
     }
 
     private static List<HasMetadata> typed(Path kustomization) throws IOException {
@@ -98,7 +98,7 @@ class ManifestsTest {
 
     private static Map<String, String> config(List<HasMetadata> objects) {
         return ofType(objects, io.fabric8.kubernetes.api.model.ConfigMap.class).stream()
-                .filter(c -> c.getMetadata().getName().equals("loadflow-config")).findFirst().orElseThrow().getData();
+                .filter(c -> Kustomize.unhashed(c.getMetadata().getName()).equals("loadflow-config")).findFirst().orElseThrow().getData();
     }
 
     private static JsonNode spec(GenericKubernetesResource resource) {
@@ -107,6 +107,12 @@ class ManifestsTest {
 
     private static GenericKubernetesResource named(List<GenericKubernetesResource> resources, String name) {
         return resources.stream().filter(r -> r.getMetadata().getName().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** The name of the object of this kind the overlay renders as {@code name} (with a generator's hash, if it has one). */
+    private static String named(List<HasMetadata> objects, String kind, String name) {
+        return objects.stream().filter(o -> o.getKind().equals(kind) && Kustomize.unhashed(o.getMetadata().getName()).equals(name))
+                .map(o -> o.getMetadata().getName()).findFirst().orElseThrow();
     }
 
     private static HasMetadata typed(ObjectNode node) {
@@ -232,14 +238,13 @@ class ManifestsTest {
         assertThat(monitor.getSpec().getEndpoints()).extracting(e -> e.getPort() + e.getPath())
                 .containsExactly("management/q/metrics");
 
-        NetworkPolicy policy = ofType(objects, NetworkPolicy.class).stream()
-                .filter(n -> n.getMetadata().getName().equals("loadflow")).findFirst().orElseThrow();
-        for (var rule : policy.getSpec().getIngress()) {
-            boolean fromMonitoring = rule.getFrom().stream().anyMatch(peer -> peer.getNamespaceSelector() != null);
-            List<Integer> ports = rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList();
-            assertThat(ports).as(fromMonitoring ? "what monitoring reaches" : "what the namespace reaches")
-                    .containsExactly(fromMonitoring ? 9000 : 8080);
-        }
+        Map<String, NetworkPolicy> policies = ofType(objects, NetworkPolicy.class).stream()
+                .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
+        assertThat(policies.get("loadflow").getSpec().getIngress()).as("what the namespace reaches")
+                .allSatisfy(rule -> assertThat(rule.getFrom()).allSatisfy(peer -> assertThat(peer.getNamespaceSelector()).isNull()))
+                .flatExtracting(rule -> rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList()).containsExactly(8080);
+        assertThat(policies.get("loadflow-monitoring").getSpec().getIngress()).as("what monitoring reaches")
+                .flatExtracting(rule -> rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList()).containsExactly(9000);
         for (Deployment d : ofType(objects, Deployment.class)) {
             assertThat(d.getSpec().getTemplate().getSpec().getVolumes()).as(d.getMetadata().getName())
                     .extracting(v -> v.getConfigMap() == null ? "" : v.getConfigMap().getName()).contains("loadflow-jwt");
@@ -252,12 +257,14 @@ class ManifestsTest {
         Map<String, NetworkPolicy> policies = ofType(objects, NetworkPolicy.class).stream()
                 .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
         NetworkPolicy console = policies.get("ops-console");
+        Map<String, String> consolePod = Map.of("app.kubernetes.io/name", "ops-console", "app.kubernetes.io/part-of", "loadflow");
+        List<NetworkPolicy> onConsole = policies.values().stream().filter(p -> NetworkFlowsTest.selects(p.getSpec().getPodSelector(), consolePod)).toList();
 
         assertThat(console.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/name", "ops-console");
-        assertThat(console.getSpec().getIngress()).extracting(rule -> rule.getFrom().getFirst().getNamespaceSelector()
+        assertThat(onConsole).flatExtracting(p -> p.getSpec().getIngress()).extracting(rule -> rule.getFrom().getFirst().getNamespaceSelector()
                         .getMatchLabels().get("kubernetes.io/metadata.name") + ":" + rule.getPorts().getFirst().getPort().getIntVal())
                 .containsExactlyInAnyOrder("ingress-nginx:8080", "monitoring:9000");
-        assertThat(console.getSpec().getEgress()).extracting(rule -> rule.getPorts().stream()
+        assertThat(onConsole).flatExtracting(p -> p.getSpec().getEgress()).extracting(rule -> rule.getPorts().stream()
                         .map(p -> p.getPort().getIntVal()).toList())
                 .containsExactlyInAnyOrder(List.of(53, 53), List.of(5432), List.of(4317), List.of(8080));
         var toApis = console.getSpec().getEgress().stream()
@@ -275,7 +282,7 @@ class ManifestsTest {
         Deployment deployment = ofType(objects, Deployment.class).stream()
                 .filter(d -> d.getMetadata().getName().equals("ops-console")).findFirst().orElseThrow();
         assertThat(deployment.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnvFrom())
-                .extracting(e -> e.getSecretRef() == null ? "config:" + e.getConfigMapRef().getName() : "secret:" + e.getSecretRef().getName())
+                .extracting(e -> e.getSecretRef() == null ? "config:" + Kustomize.unhashed(e.getConfigMapRef().getName()) : "secret:" + Kustomize.unhashed(e.getSecretRef().getName()))
                 .as("its own database login, not the services' secrets").containsExactly("config:loadflow-config",
                         "secret:loadflow-console-secrets", "config:ops-console-pools");
     }
@@ -318,9 +325,11 @@ class ManifestsTest {
         List<PodSpec> pods = new ArrayList<>();
         ofType(objects, Deployment.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
         ofType(objects, Job.class).forEach(j -> pods.add(j.getSpec().getTemplate().getSpec()));
+        String authority = named(objects, "ConfigMap", "loadflow-db-ca");
+        assertThat(authority).as("generated by the site overlay, a hash in its name").isNotEqualTo("loadflow-db-ca");
         assertThat(pods).hasSize(5).allSatisfy(pod -> {
             assertThat(pod.getVolumes()).filteredOn(v -> v.getConfigMap() != null)
-                    .extracting(v -> v.getConfigMap().getName()).contains("acme-db-ca");
+                    .extracting(v -> v.getConfigMap().getName()).contains(authority);
             assertThat(pod.getContainers().getFirst().getVolumeMounts())
                     .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/loadflow/db-ca"));
         });
@@ -358,12 +367,12 @@ class ManifestsTest {
     @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site", "small"})
     void eachSecretGoesOnlyToThePodsThatNeedIt(String overlay) throws IOException {
         List<HasMetadata> objects = typed(overlay);
-        // the site overlay names them as its secret store does
-        String services = overlay.equals("site") ? "acme-loadflow-services" : "loadflow-secrets";
-        String ingest = overlay.equals("site") ? "acme-loadflow-ingest-tokens" : "loadflow-ingest-tokens";
-        String owner = overlay.equals("site") ? "acme-loadflow-owner" : "loadflow-migrate-secrets";
-        String providers = overlay.equals("site") ? "acme-loadflow-providers" : "loadflow-dispatcher-secrets";
-        String retention = overlay.equals("site") ? "acme-loadflow-retention" : "loadflow-retention-secrets";
+        // the site overlay generates them under the same names, each with its content's hash
+        String services = "loadflow-secrets";
+        String ingest = "loadflow-ingest-tokens";
+        String owner = "loadflow-migrate-secrets";
+        String providers = "loadflow-dispatcher-secrets";
+        String retention = "loadflow-retention-secrets";
         Map<String, List<String>> secrets = new TreeMap<>();
         ofType(objects, Deployment.class).forEach(d -> secrets.put(d.getMetadata().getName(), secretsOf(d.getSpec().getTemplate().getSpec())));
         ofType(objects, Job.class).forEach(j -> secrets.put("job", secretsOf(j.getSpec().getTemplate().getSpec())));
@@ -384,7 +393,7 @@ class ManifestsTest {
 
     private static List<String> secretsOf(PodSpec pod) {
         return pod.getContainers().stream().flatMap(c -> c.getEnvFrom().stream())
-                .filter(e -> e.getSecretRef() != null).map(e -> e.getSecretRef().getName()).toList();
+                .filter(e -> e.getSecretRef() != null).map(e -> Kustomize.unhashed(e.getSecretRef().getName())).toList();
     }
 
     @ParameterizedTest
@@ -436,8 +445,8 @@ class ManifestsTest {
         JsonNode auth = spec(named(ofKind(objects, "TriggerAuthentication"), "loadflow-keda"));
         assertThat(auth.path("secretTargetRef").findValuesAsText("parameter"))
                 .containsExactlyInAnyOrder("host", "port", "dbName", "userName", "password", "sslmode");
-        assertThat(auth.path("secretTargetRef").findValuesAsText("name"))
-                .containsOnly(overlay.equals("site") ? "acme-loadflow-keda" : "loadflow-keda");
+        assertThat(auth.path("secretTargetRef").findValuesAsText("name")).as("generated by the site, with its hash")
+                .containsOnly(overlay.equals("site") ? named(objects, "Secret", "loadflow-keda") : "loadflow-keda");
 
         for (GenericKubernetesResource scaled : ofKind(objects, "ScaledObject")) {
             JsonNode spec = spec(scaled);
@@ -689,7 +698,7 @@ class ManifestsTest {
                 "loadflow-dispatcher-secrets", "loadflow-retention-secrets",
                 "loadflow-jwt", "loadflow-keda", "loadflow-llm", "ops-console-tls", "load-worker-ingest-tls", "nginx");
         List<String> leftOver = new ArrayList<>();
-        for (ObjectNode object : Kustomize.render(K8S.resolve("overlays").resolve("site"))) {
+        for (ObjectNode object : Kustomize.render(SiteOverlay.overlay(K8S, "site"))) {
             String id = object.path("kind").asText() + "/" + object.path("metadata").path("name").asText();
             assertThat(object.path("metadata").path("namespace").asText()).as(id).isEqualTo("freight-automation");
             valuesOf(object, "", (path, value) -> {
@@ -709,6 +718,47 @@ class ManifestsTest {
                 assertThat(pod.getImagePullSecrets()).extracting(s -> s.getName()).containsExactly("acme-registry-pull"));
         assertThat(ofType(site, io.fabric8.kubernetes.api.model.networking.v1.Ingress.class)).as("the site's ingress class")
                 .hasSize(2).allSatisfy(ingress -> assertThat(ingress.getSpec().getIngressClassName()).isEqualTo("acme-edge"));
+    }
+
+    /**
+     * The site overlay changes the base by name only: no JSON patch of its own addresses a list
+     * element by position, and every ConfigMap and Secret a pod reads is generated, with its
+     * content's hash in its name, so a changed value or secret rolls the pods that read it. The
+     * site's own values reach the rendered objects: the database's port in its policy, the
+     * sources' settings in the worker's environment.
+     */
+    @Test
+    void theSiteOverlayPatchesByNameAndEveryChangeOfConfigRollsThePods() throws IOException {
+        Path overlay = K8S.resolve("overlays").resolve("site");
+        for (JsonNode patch : Kustomize.YAML.readTree(overlay.resolve("kustomization.yaml").toFile()).path("patches")) {
+            JsonNode body = Kustomize.YAML.readTree(overlay.resolve(patch.path("path").asText()).toFile());
+            if (body.isArray()) {
+                body.forEach(op -> assertThat(op.path("path").asText()).as(patch.path("path").asText() + ": a JSON patch by position")
+                        .doesNotContainPattern("/\\d+(/|$)"));
+            }
+        }
+        List<HasMetadata> site = typed("site");
+        Set<String> generated = site.stream().filter(o -> o.getKind().equals("ConfigMap") || o.getKind().equals("Secret"))
+                .map(o -> o.getMetadata().getName()).filter(name -> !Kustomize.unhashed(name).equals(name)).collect(Collectors.toSet());
+        List<PodSpec> pods = new ArrayList<>(ofType(site, Deployment.class).stream().map(d -> d.getSpec().getTemplate().getSpec()).toList());
+        ofType(site, Job.class).forEach(job -> pods.add(job.getSpec().getTemplate().getSpec()));
+        assertThat(pods).hasSize(5).allSatisfy(pod -> {
+            List<String> read = new ArrayList<>();
+            pod.getContainers().forEach(c -> c.getEnvFrom().forEach(e -> read.add(e.getSecretRef() != null ? e.getSecretRef().getName()
+                    : e.getConfigMapRef().getName())));
+            pod.getContainers().forEach(c -> c.getEnv().stream().filter(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
+                    .forEach(e -> read.add(e.getValueFrom().getSecretKeyRef().getName())));
+            pod.getVolumes().stream().filter(v -> v.getConfigMap() != null).forEach(v -> read.add(v.getConfigMap().getName()));
+            assertThat(read).as("what a pod reads, each generated with its hash").isNotEmpty().allSatisfy(name -> assertThat(generated).contains(name));
+        });
+        assertThat(ofType(site, NetworkPolicy.class).stream().filter(p -> p.getMetadata().getName().equals("loadflow-database")).findFirst()
+                .orElseThrow().getSpec().getEgress()).flatExtracting(rule -> rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList())
+                .containsExactly(5433);
+        Deployment worker = ofType(site, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("load-worker")).findFirst().orElseThrow();
+        assertThat(worker.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("LOADFLOW_INGEST_SOURCES_TMS_CLIENTS=acme-foods,acme-retail", "LOADFLOW_INGEST_SOURCES_TELEMATICS_RATE=400")
+                .doesNotContain("LOADFLOW_INGEST_SOURCES_TELEMATICS_RATE=200");
     }
 
     private static void valuesOf(JsonNode node, String path, java.util.function.BiConsumer<String, String> each) {
@@ -779,7 +829,8 @@ class ManifestsTest {
     void ourRenderingMatchesKubectlKustomizeWhereKubectlIsInstalled(String variant) throws Exception {
         Path kubectl = Path.of("/usr/bin/kubectl");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(kubectl), "kubectl is not installed");
-        Process process = new ProcessBuilder(kubectl.toString(), "kustomize", K8S.resolve(variant).toString())
+        Path folder = variant.startsWith("overlays/") ? SiteOverlay.overlay(K8S, variant.substring("overlays/".length())) : K8S.resolve(variant);
+        Process process = new ProcessBuilder(kubectl.toString(), "kustomize", folder.toString())
                 .redirectErrorStream(true).start();
         String out = new String(process.getInputStream().readAllBytes());
         assertThat(process.waitFor()).as(out).isZero();
@@ -787,7 +838,7 @@ class ManifestsTest {
         Files.writeString(rendered, out);
 
         Set<JsonNode> theirs = new HashSet<>(Kustomize.readAll(rendered));
-        Set<JsonNode> ours = new HashSet<>(Kustomize.render(K8S.resolve(variant)));
+        Set<JsonNode> ours = new HashSet<>(Kustomize.render(folder));
         Set<JsonNode> oursOnly = new HashSet<>(ours);
         oursOnly.removeAll(theirs);
         Set<JsonNode> theirsOnly = new HashSet<>(theirs);

@@ -43,12 +43,12 @@ class NetworkFlowsTest {
     @ValueSource(strings = {"plain", "jvm", "native", "sqs", "site", "small"})
     void everyConfiguredEndpointIsReachableByPolicy(String overlay) throws IOException {
         List<HasMetadata> objects = new ArrayList<>();
-        for (ObjectNode node : Kustomize.render(Path.of("k8s", "overlays", overlay))) {
+        for (ObjectNode node : Kustomize.render(SiteOverlay.overlay(Path.of("k8s"), overlay))) {
             objects.add(SERIALIZATION.unmarshal(node.toString()));
         }
         io.fabric8.kubernetes.api.model.ConfigMap configMap = objects.stream().filter(o -> o instanceof io.fabric8.kubernetes.api.model.ConfigMap)
                 .map(io.fabric8.kubernetes.api.model.ConfigMap.class::cast)
-                .filter(c -> c.getMetadata().getName().equals("loadflow-config")).findFirst().orElseThrow();
+                .filter(c -> Kustomize.unhashed(c.getMetadata().getName()).equals("loadflow-config")).findFirst().orElseThrow();
         Map<String, String> config = configMap.getData();
         String own = configMap.getMetadata().getNamespace() == null ? DEFAULT_NAMESPACE : configMap.getMetadata().getNamespace();
         List<NetworkPolicy> policies = objects.stream().filter(NetworkPolicy.class::isInstance).map(NetworkPolicy.class::cast).toList();
@@ -77,7 +77,7 @@ class NetworkFlowsTest {
             assertThat(egressAllows(policies, pods.get("load-worker"), model, own)).as("the worker reaches its model in overlay %s", overlay).isTrue();
         }
         // the ingress controller (whose namespace the console's policy names) reaches every Ingress's backend
-        String controller = policies.stream().filter(p -> p.getMetadata().getName().equals("ops-console"))
+        String controller = policies.stream().filter(p -> p.getMetadata().getName().equals("ops-console-ingress-controller"))
                 .flatMap(p -> p.getSpec().getIngress().stream()).filter(rule -> allowsPort(rule.getPorts(), 8080))
                 .flatMap(rule -> rule.getFrom().stream()).map(peer -> peer.getNamespaceSelector().getMatchLabels().get("kubernetes.io/metadata.name"))
                 .findFirst().orElseThrow();
@@ -146,6 +146,11 @@ class NetworkFlowsTest {
             return namespace.equals(own);
         }
         return matches(peer.getNamespaceSelector(), Map.of("kubernetes.io/metadata.name", namespace));
+    }
+
+    /** Whether {@code selector} selects a pod or namespace with {@code labels}. */
+    static boolean selects(LabelSelector selector, Map<String, String> labels) {
+        return matches(selector, labels);
     }
 
     private static boolean matches(LabelSelector selector, Map<String, String> labels) {

@@ -3,6 +3,7 @@ package dev.loadflow.evals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.deploy.Kustomize;
+import dev.loadflow.deploy.SiteOverlay;
 import dev.loadflow.evals.local.LocalRun;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
@@ -62,7 +63,7 @@ class ManifestEnvironmentTest {
     @ParameterizedTest
     @ValueSource(strings = {"plain", "jvm", "small"})
     void theJobMigratesAndExitsAndEveryDeploymentsServiceIsReadyOnTheSchema(String overlay) throws Exception {
-        List<ObjectNode> rendered = Kustomize.render(ROOT.resolve("deploy/k8s/overlays").resolve(overlay));
+        List<ObjectNode> rendered = Kustomize.render(SiteOverlay.overlay(ROOT.resolve("deploy/k8s"), overlay));
         Map<String, String> environment = environment(rendered, object(rendered, "Job", null));
         environment.put("QUARKUS_HTTP_PORT", "0");
         environment.put("QUARKUS_MANAGEMENT_PORT", "0");
