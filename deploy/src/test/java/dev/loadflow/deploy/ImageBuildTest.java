@@ -64,4 +64,23 @@ class ImageBuildTest {
                     .doesNotContain(":" + version.replace("-SNAPSHOT", "") + "-jvm");
         }
     }
+
+    /**
+     * A push ends with the images' block for a site overlay, each image by the digest the
+     * registry stored it under: pasted into an overlay, every container runs exactly that image.
+     */
+    @Test
+    void aPushEndsWithTheOverlaysImagesByDigest(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        List<String> output = dryRun("--registry", "registry.invalid/loadflow", "--push");
+        String block = String.join("\n", output.subList(output.indexOf("images:"), output.size()));
+        String digest = "sha256:" + "0123456789abcdef".repeat(4);
+        Path overlay = Files.createDirectories(dir.resolve("overlay"));
+        Files.writeString(overlay.resolve("kustomization.yaml"), "resources:\n  - " + ROOT.resolve("deploy/k8s/base") + "\n"
+                + block.replace("sha256:<its digest>", digest) + "\n");
+
+        List<String> images = Kustomize.render(overlay).stream()
+                .flatMap(o -> o.path("spec").path("template").path("spec").path("containers").findValuesAsText("image").stream()).toList();
+        assertThat(images).hasSize(5).allSatisfy(image -> assertThat(image).startsWith("registry.invalid/loadflow/").endsWith("@" + digest));
+        assertThat(output).contains("docker push registry.invalid/loadflow/ops-console:" + pomVersion() + "-jvm");
+    }
 }
