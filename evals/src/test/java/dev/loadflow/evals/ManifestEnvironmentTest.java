@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.deploy.Kustomize;
 import dev.loadflow.deploy.SiteOverlay;
 import dev.loadflow.evals.local.LocalRun;
+import dev.loadflow.service.testing.TlsPostgresTestResource;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
@@ -45,12 +46,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * pool of two it gave up after its last migration (Flyway's after-migrate callbacks take a third
  * connection), and again at every try, with or without migrations to apply. Then every
  * Deployment's service is ready on the migrated schema with the JDBC pool of one it is given: the
- * schema gate reads over the reactive pool. The site overlay's database takes TLS only
- * ({@code DatabaseTlsTest}) and the sqs overlay's queue is SQS: neither runs here.
+ * schema gate reads over the reactive pool. The site overlay runs as a site's pipeline runs it:
+ * its from-site/ files written (the logins, tokens and keys, the identity provider's public key,
+ * the certificate authority of a database that takes TLS only), its generated Secrets and
+ * ConfigMaps given to the pods that name them, their volumes' files where the pods read them,
+ * and its database reached as the overlay says (verify-full), every connection encrypted. The
+ * sqs overlay's queue is SQS: it does not run here.
  */
 class ManifestEnvironmentTest {
 
-    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final List<String> SERVICES = List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
 
     private final TestDatabase database = PostgresServer.get().createDatabase("job", false);
@@ -61,23 +66,60 @@ class ManifestEnvironmentTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "small"})
+    @ValueSource(strings = {"plain", "jvm", "small", "site"})
     void theJobMigratesAndExitsAndEveryDeploymentsServiceIsReadyOnTheSchema(String overlay) throws Exception {
-        List<ObjectNode> rendered = Kustomize.render(SiteOverlay.overlay(ROOT.resolve("deploy/k8s"), overlay));
-        Map<String, String> environment = environment(rendered, object(rendered, "Job", null));
-        environment.put("QUARKUS_HTTP_PORT", "0");
-        environment.put("QUARKUS_MANAGEMENT_PORT", "0");
+        TlsPostgresTestResource tls = new TlsPostgresTestResource();
+        boolean site = overlay.equals("site");
+        Map<String, String> handMade = new LinkedHashMap<>();
+        List<ObjectNode> rendered;
+        if (site) {
+            tls.start();
+            rendered = Kustomize.render(SiteOverlay.prepared(ROOT.resolve("deploy/k8s"), Path.of("target", "site-overlay-run").toAbsolutePath(),
+                    siteFiles()));
+        } else {
+            rendered = Kustomize.render(SiteOverlay.overlay(ROOT.resolve("deploy/k8s"), overlay));
+            handMade.putAll(secrets());
+        }
+        try {
+            Map<String, String> environment = environment(rendered, object(rendered, "Job", null), "job", site ? null : database);
+            environment.put("QUARKUS_HTTP_PORT", "0");
+            environment.put("QUARKUS_MANAGEMENT_PORT", "0");
 
-        assertThat(runJob(environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
-        assertThat(schemaVersion()).as("the schema's version").isEqualTo(newestMigration());
+            assertThat(runJob(ROOT, environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
+            assertThat(site ? schemaVersion(TlsPostgresTestResource.admin())
+                    : schemaVersion(DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())))
+                    .as("the schema's version").isEqualTo(newestMigration(ROOT));
+            startEveryService(overlay, rendered, handMade, site ? null : database, () -> {
+                if (site) {
+                    try (Connection admin = TlsPostgresTestResource.admin();
+                         ResultSet rows = admin.createStatement().executeQuery("""
+                                 SELECT count(*), count(*) FILTER (WHERE NOT s.ssl) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid)
+                                 WHERE a.datname = 'loadflow_tls' AND a.pid <> pg_backend_pid()""")) {
+                        rows.next();
+                        assertThat(rows.getLong(1)).as("the site's services' connections").isGreaterThanOrEqualTo(SERVICES.size() * 2);
+                        assertThat(rows.getLong(2)).as("of them, in the clear").isZero();
+                    }
+                }
+            });
+        } finally {
+            tls.stop();
+        }
+    }
 
-        Map<String, String> secrets = secrets();
+    /** Something to check while the services run. */
+    interface WhileReady {
+        void check() throws Exception;
+    }
+
+    /** Every Deployment's service as the overlay starts it, each ready; then {@code whileReady}; then all stopped. */
+    static void startEveryService(String overlay, List<ObjectNode> rendered, Map<String, String> handMade, TestDatabase database,
+                                  WhileReady whileReady) throws Exception {
         Map<String, Process> services = new LinkedHashMap<>();
         Map<String, Integer> managementPorts = new LinkedHashMap<>();
         try {
             for (String service : SERVICES) {
                 ObjectNode deployment = object(rendered, "Deployment", service);
-                Map<String, String> deployed = environment(rendered, deployment);
+                Map<String, String> deployed = environment(rendered, deployment, service, database);
                 String limit = deployment.path("spec").path("template").path("spec").path("containers").get(0)
                         .path("resources").path("limits").path("memory").asText();
                 assertThat(LocalRun.POD_HEAP_MB.get(service)).as(service + ": the local run's heap is 60% of its pod's " + limit)
@@ -88,14 +130,15 @@ class ManifestEnvironmentTest {
                 int management = freePort();
                 deployed.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
                 deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
-                deployed.putAll(secrets);
+                deployed.putAll(handMade);
                 managementPorts.put(service, management);
-                services.put(service, start(service, deployed, Path.of("target", "manifest-" + overlay + "-" + service + ".log")));
+                services.put(service, start(ROOT, service, deployed, Path.of("target", "manifest-" + overlay + "-" + service + ".log")));
             }
             HttpClient http = HttpClient.newHttpClient();
             await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(managementPorts).allSatisfy((service, port) ->
                     assertThat(ready(http, port)).as(service + " ready (log: target/manifest-" + overlay + "-" + service + ".log)")
                             .isEqualTo(200)));
+            whileReady.check();
         } finally {
             services.values().forEach(Process::destroy);
             for (Process process : services.values()) {
@@ -104,19 +147,37 @@ class ManifestEnvironmentTest {
         }
     }
 
-    /** What the Secrets and the JWT ConfigMap give the pods, made here: the break-glass token, a token per source, a key. */
-    private Map<String, String> secrets() throws Exception {
+    /**
+     * What the site's pipeline writes into from-site/ for this run: every login is the TLS
+     * server's superuser, the certificate authority is the one that signed its certificate.
+     */
+    private static Map<String, String> siteFiles() throws Exception {
+        String login = "QUARKUS_DATASOURCE_USERNAME=postgres\nQUARKUS_DATASOURCE_PASSWORD=postgres\n";
+        return Map.of("services.env", login + "LOADFLOW_ADMIN_TOKEN=site-" + UUID.randomUUID() + "\n",
+                "migrate.env", login,
+                "console.env", login + "LOADFLOW_CONSOLE_SIGN_IN_KEY=" + UUID.randomUUID() + UUID.randomUUID() + "\n",
+                "retention.env", "LOADFLOW_RETENTION_USERNAME=postgres\nLOADFLOW_RETENTION_PASSWORD=postgres\n",
+                "idp-public-key.pem", publicKeyPem(),
+                "db-ca.crt", Files.readString(TlsPostgresTestResource.authority()));
+    }
+
+    static Map<String, String> secrets() throws Exception {
         Path publicKey = Path.of("target", "manifest-jwt-public.pem");
-        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
-        generator.initialize(2048);
-        Files.writeString(publicKey, "-----BEGIN PUBLIC KEY-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(generator.generateKeyPair().getPublic().getEncoded())
-                + "\n-----END PUBLIC KEY-----\n");
+        Files.writeString(publicKey, publicKeyPem());
         return Map.of("LOADFLOW_ADMIN_TOKEN", "manifest-" + UUID.randomUUID(),
                 "LOADFLOW_INGEST_SOURCES_TELEMATICS_TOKEN", "telematics-" + UUID.randomUUID(),
                 "LOADFLOW_INGEST_SOURCES_TMS_TOKEN", "tms-" + UUID.randomUUID(),
                 "LOADFLOW_INGEST_SOURCES_SMSGATEWAY_TOKEN", "smsgateway-" + UUID.randomUUID(),
                 "MP_JWT_VERIFY_PUBLICKEY_LOCATION", publicKey.toAbsolutePath().toString());
+    }
+
+    /** A new RSA public key, as an identity provider publishes it (PEM). */
+    private static String publicKeyPem() throws Exception {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        return "-----BEGIN PUBLIC KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(generator.generateKeyPair().getPublic().getEncoded())
+                + "\n-----END PUBLIC KEY-----\n";
     }
 
     private static int ready(HttpClient http, int port) {
@@ -138,63 +199,111 @@ class ManifestEnvironmentTest {
     }
 
     /** The rendered object of {@code kind} (named {@code name}, or the only one). */
-    private static ObjectNode object(List<ObjectNode> rendered, String kind, String name) {
+    static ObjectNode object(List<ObjectNode> rendered, String kind, String name) {
         return rendered.stream().filter(o -> o.path("kind").asText().equals(kind))
                 .filter(o -> name == null || o.path("metadata").path("name").asText().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in the overlay"));
     }
 
     /**
-     * What the kubelet gives the first container of {@code workload} (a Job or a Deployment): its
-     * ConfigMaps' data in envFrom order, then its own variables, a {@code $(NAME)} in a value being
-     * the value of a variable before it and a resource field the container's resource in whole
-     * units; then this test's database in place of the cluster's.
+     * What the kubelet gives the first container of {@code workload} (a Job or a Deployment): the
+     * data of its ConfigMaps and Secrets (those the overlay renders) in envFrom order, then its
+     * own variables, a {@code $(NAME)} in a value being the value of a variable before it, a
+     * resource field the container's resource in whole units and a Secret's key its value. Each
+     * ConfigMap or Secret volume the overlay renders is written to a folder of its own, and a
+     * value that names a file under its mount path names the same file there. Then the database:
+     * without {@code database} (the site's), the overlay's is reached where this test's TLS server
+     * listens, under the overlay's settings; any other overlay's is replaced by {@code database}.
      */
-    private Map<String, String> environment(List<ObjectNode> rendered, ObjectNode workload) {
+    static Map<String, String> environment(List<ObjectNode> rendered, ObjectNode workload, String who, TestDatabase database)
+            throws IOException {
         Map<String, String> environment = new LinkedHashMap<>();
-        JsonNode container = workload.path("spec").path("template").path("spec").path("containers").get(0);
+        JsonNode pod = workload.path("spec").path("template").path("spec");
+        JsonNode container = pod.path("containers").get(0);
         for (JsonNode from : container.path("envFrom")) {
-            String configMap = from.path("configMapRef").path("name").asText(null);
-            if (configMap != null) {
-                object(rendered, "ConfigMap", configMap).path("data").properties()
-                        .forEach(setting -> environment.put(setting.getKey(), setting.getValue().asText()));
-            }
+            data(rendered, from.has("configMapRef") ? "ConfigMap" : "Secret",
+                    from.path(from.has("configMapRef") ? "configMapRef" : "secretRef").path("name").asText())
+                    .forEach(environment::put);
         }
-        container.path("env").forEach(variable -> {
+        for (JsonNode variable : container.path("env")) {
+            JsonNode source = variable.path("valueFrom");
             if (variable.has("value")) {
                 String value = variable.path("value").asText();
                 for (var earlier : environment.entrySet()) {
                     value = value.replace("$(" + earlier.getKey() + ")", earlier.getValue());
                 }
                 environment.put(variable.path("name").asText(), value);
-            } else if (variable.path("valueFrom").has("resourceFieldRef")) {
-                String[] resource = variable.path("valueFrom").path("resourceFieldRef").path("resource").asText().split("\\.");
+            } else if (source.has("resourceFieldRef")) {
+                String[] resource = source.path("resourceFieldRef").path("resource").asText().split("\\.");
                 String amount = container.path("resources").path(resource[0]).path(resource[1]).asText();
                 double units = amount.endsWith("m") ? Double.parseDouble(amount.substring(0, amount.length() - 1)) / 1000
                         : Double.parseDouble(amount);
                 environment.put(variable.path("name").asText(), Long.toString((long) Math.ceil(units)));
+            } else if (source.has("secretKeyRef")) {
+                String value = data(rendered, "Secret", source.path("secretKeyRef").path("name").asText())
+                        .get(source.path("secretKeyRef").path("key").asText());
+                if (value != null) {
+                    environment.put(variable.path("name").asText(), value);
+                }
             }
-        });
-        environment.put("QUARKUS_DATASOURCE_JDBC_URL", database.jdbcUrl());
-        environment.put("QUARKUS_DATASOURCE_REACTIVE_URL", database.reactiveUrl());
-        environment.put("QUARKUS_DATASOURCE_USERNAME", database.user());
-        environment.put("QUARKUS_DATASOURCE_PASSWORD", database.password());
+        }
+        for (JsonNode mount : container.path("volumeMounts")) {
+            JsonNode volume = null;
+            for (JsonNode candidate : pod.path("volumes")) {
+                if (candidate.path("name").asText().equals(mount.path("name").asText())) {
+                    volume = candidate;
+                }
+            }
+            String kind = volume.has("configMap") ? "ConfigMap" : volume.has("secret") ? "Secret" : null;
+            if (kind == null) {
+                continue;
+            }
+            Map<String, String> files = data(rendered, kind, volume.path(kind.equals("ConfigMap") ? "configMap" : "secret")
+                    .path(kind.equals("ConfigMap") ? "name" : "secretName").asText());
+            Path folder = Files.createDirectories(Path.of("target", "mounts", who, mount.path("name").asText()).toAbsolutePath());
+            for (var file : files.entrySet()) {
+                Files.writeString(folder.resolve(file.getKey()), file.getValue());
+            }
+            String mountPath = mount.path("mountPath").asText();
+            environment.replaceAll((name, value) -> value.replace(mountPath + "/", folder + "/"));
+        }
+        if (database == null) {
+            String overlays = "//loadflow-db.acme.internal:5433/loadflow";
+            String here = "//localhost:" + TlsPostgresTestResource.port() + "/" + TlsPostgresTestResource.DATABASE;
+            assertThat(environment.get("QUARKUS_DATASOURCE_REACTIVE_URL")).as(who + ": the site's database").contains(overlays);
+            environment.replaceAll((name, value) -> value.replace(overlays, here));
+        } else {
+            environment.put("QUARKUS_DATASOURCE_JDBC_URL", database.jdbcUrl());
+            environment.put("QUARKUS_DATASOURCE_REACTIVE_URL", database.reactiveUrl());
+            environment.put("QUARKUS_DATASOURCE_USERNAME", database.user());
+            environment.put("QUARKUS_DATASOURCE_PASSWORD", database.password());
+        }
         return environment;
     }
 
+    /** The data of the rendered ConfigMap or Secret (decoded) of that name; none when the overlay leaves it to the site. */
+    private static Map<String, String> data(List<ObjectNode> rendered, String kind, String name) {
+        Map<String, String> data = new LinkedHashMap<>();
+        rendered.stream().filter(o -> o.path("kind").asText().equals(kind) && o.path("metadata").path("name").asText().equals(name))
+                .findFirst().ifPresent(object -> object.path("data").properties().forEach(entry -> data.put(entry.getKey(),
+                        kind.equals("Secret") ? new String(Base64.getDecoder().decode(entry.getValue().asText())) : entry.getValue().asText())));
+        return data;
+    }
+
     /** The packaged {@code service} with {@code environment}, its output in {@code log}. */
-    private static Process start(String service, Map<String, String> environment, Path log) throws IOException {
+    private static Process start(Path root, String service, Map<String, String> environment, Path log) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         ProcessBuilder process = new ProcessBuilder(java, "-jar",
-                ROOT.resolve(service + "/target/quarkus-app/quarkus-run.jar").toString())
+                root.resolve(service + "/target/quarkus-app/quarkus-run.jar").toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         process.environment().putAll(environment);
         return process.start();
     }
 
-    private int runJob(Map<String, String> environment) throws IOException, InterruptedException {
+    /** The Job: {@code root}'s packaged load-worker with {@code environment}, until it exits; answers its exit code. */
+    static int runJob(Path root, Map<String, String> environment) throws IOException, InterruptedException {
         Path log = Path.of("target", "migration-job.log");
-        Process process = start("load-worker", environment, log);
+        Process process = start(root, "load-worker", environment, log);
         if (!process.waitFor(2, TimeUnit.MINUTES)) {
             process.destroyForcibly();
             throw new AssertionError("the Job did not exit within two minutes: " + log);
@@ -202,9 +311,8 @@ class ManifestEnvironmentTest {
         return process.exitValue();
     }
 
-    private int schemaVersion() throws SQLException {
-        try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
-             Statement statement = connection.createStatement();
+    static int schemaVersion(Connection connection) throws SQLException {
+        try (connection; Statement statement = connection.createStatement();
              ResultSet rows = statement.executeQuery(
                      "SELECT max(version::int) FROM flyway_schema_history WHERE success AND version IS NOT NULL")) {
             rows.next();
@@ -212,8 +320,8 @@ class ManifestEnvironmentTest {
         }
     }
 
-    private static int newestMigration() throws IOException {
-        try (Stream<Path> migrations = Files.list(ROOT.resolve("store-postgres/src/main/resources/db/migration"))) {
+    static int newestMigration(Path root) throws IOException {
+        try (Stream<Path> migrations = Files.list(root.resolve("store-postgres/src/main/resources/db/migration"))) {
             return migrations.map(path -> path.getFileName().toString()).filter(name -> name.matches("V\\d+__.*\\.sql"))
                     .mapToInt(name -> Integer.parseInt(name.substring(1, name.indexOf("__")))).max().orElseThrow();
         }
