@@ -51,7 +51,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the certificate authority of a database that takes TLS only), its generated Secrets and
  * ConfigMaps given to the pods that name them, their volumes' files where the pods read them,
  * and its database reached as the overlay says (verify-full), every connection encrypted. The
- * sqs overlay's queue is SQS: it does not run here.
+ * sqs overlay runs with its queues on ElasticMQ (an SQS-compatible server) in place of the URLs
+ * it names, its region and batches as it sets them.
  */
 class ManifestEnvironmentTest {
 
@@ -66,10 +67,11 @@ class ManifestEnvironmentTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plain", "jvm", "small", "site"})
+    @ValueSource(strings = {"plain", "jvm", "small", "site", "sqs"})
     void theJobMigratesAndExitsAndEveryDeploymentsServiceIsReadyOnTheSchema(String overlay) throws Exception {
         TlsPostgresTestResource tls = new TlsPostgresTestResource();
         boolean site = overlay.equals("site");
+        SqsStandIn queue = overlay.equals("sqs") ? new SqsStandIn(Duration.ZERO) : null;
         Map<String, String> handMade = new LinkedHashMap<>();
         List<ObjectNode> rendered;
         if (site) {
@@ -81,7 +83,20 @@ class ManifestEnvironmentTest {
             handMade.putAll(secrets());
         }
         try {
+            Map<String, String> onTheStandIn = new LinkedHashMap<>();
+            if (queue != null) {
+                // the overlay's queues, whose URLs and region it sets, reached on ElasticMQ in their place
+                Map<String, String> worker = environment(rendered, object(rendered, "Deployment", "load-worker"), "load-worker", database);
+                assertThat(worker).containsEntry("LOADFLOW_QUEUE_KIND", "sqs").containsKey("LOADFLOW_QUEUE_SQS_REGION");
+                assertThat(List.of(worker.get("LOADFLOW_QUEUE_SQS_URL"), worker.get("LOADFLOW_QUEUE_SQS_DEAD_LETTER_URL")))
+                        .as("the overlay's own queues").allSatisfy(url -> assertThat(url).startsWith("https://sqs.").endsWith(".fifo"));
+                onTheStandIn.put("LOADFLOW_QUEUE_SQS_ENDPOINT", queue.endpoint());
+                onTheStandIn.put("LOADFLOW_QUEUE_SQS_URL", queue.queueUrls().get(0));
+                onTheStandIn.put("LOADFLOW_QUEUE_SQS_DEAD_LETTER_URL", queue.queueUrls().get(1));
+                handMade.putAll(onTheStandIn);
+            }
             Map<String, String> environment = environment(rendered, object(rendered, "Job", null), "job", site ? null : database);
+            environment.putAll(onTheStandIn);
             environment.put("QUARKUS_HTTP_PORT", "0");
             environment.put("QUARKUS_MANAGEMENT_PORT", "0");
 
@@ -103,6 +118,9 @@ class ManifestEnvironmentTest {
             });
         } finally {
             tls.stop();
+            if (queue != null) {
+                queue.close();
+            }
         }
     }
 

@@ -86,8 +86,17 @@ final class SqsStandIn implements AutoCloseable {
     /** The services' options ({@code loadflow.queue.*}): the queue on this server, through the delaying proxy if any. */
     List<String> jvmArgs() {
         return List.of("-Dloadflow.queue.kind=sqs", "-Dloadflow.queue.sqs.endpoint=" + endpoint,
-                "-Dloadflow.queue.sqs.url=" + endpoint + "/000000000000/loads.fifo",
-                "-Dloadflow.queue.sqs.dead-letter-url=" + endpoint + "/000000000000/loads-dead.fifo");
+                "-Dloadflow.queue.sqs.url=" + queueUrls().get(0), "-Dloadflow.queue.sqs.dead-letter-url=" + queueUrls().get(1));
+    }
+
+    /** Where the services send their calls ({@code loadflow.queue.sqs.endpoint}). */
+    String endpoint() {
+        return endpoint;
+    }
+
+    /** The load queue's URL and its dead-letter queue's, as the services reach them. */
+    List<String> queueUrls() {
+        return List.of(endpoint + "/000000000000/loads.fifo", endpoint + "/000000000000/loads-dead.fifo");
     }
 
     /** Messages in the load queue, waiting or in flight. */
