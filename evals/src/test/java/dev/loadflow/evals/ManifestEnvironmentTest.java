@@ -39,10 +39,13 @@ import static dev.loadflow.testing.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The packaged services with the environment each rendered overlay gives them (its ConfigMaps,
- * the service's pools, the container's own variables with {@code $(NAME)} and the downward API
- * resolved as the kubelet resolves them; this test's database, ports, secrets and JWT key in place
- * of the cluster's). The overlay's migration Job applies every migration and exits 0: on a JDBC
+ * The packaged services started as each rendered overlay starts them: the command of their image
+ * (its Dockerfile's ENTRYPOINT, the container's memory limit as the memory the JVM sizes its heap
+ * from) and the environment the container gets (its ConfigMaps, the service's pools, the
+ * container's own variables with {@code $(NAME)} and the downward API resolved as the kubelet
+ * resolves them; this test's database, ports, secrets and JWT key in place of the cluster's
+ * where the overlay leaves them to the site). Each service's heap is the share of its limit the
+ * image gives it. The overlay's migration Job applies every migration and exits 0: on a JDBC
  * pool of two it gave up after its last migration (Flyway's after-migrate callbacks take a third
  * connection), and again at every try, with or without migrations to apply. Then every
  * Deployment's service is ready on the migrated schema with the JDBC pool of one it is given: the
@@ -100,7 +103,7 @@ class ManifestEnvironmentTest {
             environment.put("QUARKUS_HTTP_PORT", "0");
             environment.put("QUARKUS_MANAGEMENT_PORT", "0");
 
-            assertThat(runJob(ROOT, environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
+            assertThat(runJob(ROOT, object(rendered, "Job", null), environment)).as("the Job's exit code (log: target/migration-job.log)").isZero();
             assertThat(site ? schemaVersion(TlsPostgresTestResource.admin())
                     : schemaVersion(DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())))
                     .as("the schema's version").isEqualTo(newestMigration(ROOT));
@@ -150,12 +153,18 @@ class ManifestEnvironmentTest {
                 deployed.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
                 deployed.putAll(handMade);
                 managementPorts.put(service, management);
-                services.put(service, start(ROOT, service, deployed, Path.of("target", "manifest-" + overlay + "-" + service + ".log")));
+                services.put(service, start(ROOT, deployment, deployed, Path.of("target", "manifest-" + overlay + "-" + service + ".log")));
             }
             HttpClient http = HttpClient.newHttpClient();
             await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(managementPorts).allSatisfy((service, port) ->
                     assertThat(ready(http, port)).as(service + " ready (log: target/manifest-" + overlay + "-" + service + ".log)")
                             .isEqualTo(200)));
+            for (String service : SERVICES) {
+                String limit = object(rendered, "Deployment", service).path("spec").path("template").path("spec").path("containers")
+                        .get(0).path("resources").path("limits").path("memory").asText();
+                assertThat(heap(http, managementPorts.get(service))).as(service + "'s heap, sized by its image from its pod's " + limit)
+                        .isBetween((long) (bytes(limit) * 0.5), (long) (bytes(limit) * 0.6));
+            }
             whileReady.check();
         } finally {
             services.values().forEach(Process::destroy);
@@ -208,6 +217,14 @@ class ManifestEnvironmentTest {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /** The largest heap the service's JVM may take: its heap pools' maxima, from its metrics. */
+    private static long heap(HttpClient http, int port) throws IOException, InterruptedException {
+        String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(line -> line.startsWith("jvm_memory_max_bytes{") && line.contains("area=\"heap\""))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     private static int freePort() throws IOException {
@@ -308,20 +325,46 @@ class ManifestEnvironmentTest {
         return data;
     }
 
-    /** The packaged {@code service} with {@code environment}, its output in {@code log}. */
-    private static Process start(Path root, String service, Map<String, String> environment, Path log) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder process = new ProcessBuilder(java, "-jar",
-                root.resolve(service + "/target/quarkus-app/quarkus-run.jar").toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+    /**
+     * The first container of {@code workload} started here as its image starts it: the
+     * ENTRYPOINT of {@code root}'s Dockerfile.jvm of the image's service (this JVM for its
+     * {@code java}, the packaged jar for the image's), with the container's memory limit as the
+     * memory the JVM sizes its heap from ({@code -XX:MaxRAM}, what the limit's cgroup tells it in
+     * a pod) and {@code environment}; its output in {@code log}.
+     */
+    private static Process start(Path root, ObjectNode workload, Map<String, String> environment, Path log) throws IOException {
+        JsonNode container = workload.path("spec").path("template").path("spec").path("containers").get(0);
+        String image = container.path("image").asText();
+        String service = image.substring(image.lastIndexOf('/') + 1).split("[:@]")[0];
+        String dockerfile = Files.readString(root.resolve(service + "/src/main/docker/Dockerfile.jvm"));
+        String entrypoint = dockerfile.substring(dockerfile.lastIndexOf("\nENTRYPOINT ") + "\nENTRYPOINT ".length()).lines().findFirst()
+                .orElseThrow();
+        List<String> command = new java.util.ArrayList<>();
+        for (JsonNode word : new com.fasterxml.jackson.databind.ObjectMapper().readTree(entrypoint)) {
+            command.add(switch (word.asText()) {
+                case "java" -> ProcessHandle.current().info().command().orElse("java");
+                case "/deployments/quarkus-run.jar" -> root.resolve(service + "/target/quarkus-app/quarkus-run.jar").toString();
+                default -> word.asText();
+            });
+        }
+        assertThat(command).as(service + "'s image runs the packaged jar").contains(root.resolve(service + "/target/quarkus-app/quarkus-run.jar").toString());
+        command.add(1, "-XX:MaxRAM=" + bytes(container.path("resources").path("limits").path("memory").asText()));
+        ProcessBuilder process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         process.environment().putAll(environment);
         return process.start();
     }
 
+    /** A Kubernetes memory quantity ({@code 512Mi}, {@code 1Gi}) in bytes. */
+    private static long bytes(String quantity) {
+        assertThat(quantity).as("a memory limit").matches("\\d+(Mi|Gi)");
+        long amount = Long.parseLong(quantity.substring(0, quantity.length() - 2));
+        return amount * (quantity.endsWith("Gi") ? 1024L * 1024 * 1024 : 1024L * 1024);
+    }
+
     /** The Job: {@code root}'s packaged load-worker with {@code environment}, until it exits; answers its exit code. */
-    static int runJob(Path root, Map<String, String> environment) throws IOException, InterruptedException {
+    static int runJob(Path root, ObjectNode job, Map<String, String> environment) throws IOException, InterruptedException {
         Path log = Path.of("target", "migration-job.log");
-        Process process = start(root, "load-worker", environment, log);
+        Process process = start(root, job, environment, log);
         if (!process.waitFor(2, TimeUnit.MINUTES)) {
             process.destroyForcibly();
             throw new AssertionError("the Job did not exit within two minutes: " + log);

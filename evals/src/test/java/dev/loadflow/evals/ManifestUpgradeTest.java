@@ -59,11 +59,11 @@ class ManifestUpgradeTest {
                     .isNotEqualTo(previousJob.path("metadata").path("name").asText());
         }
 
-        assertThat(runJob(previous, environment(before, previousJob, "previous-job", database)))
+        assertThat(runJob(previous, previousJob, environment(before, previousJob, "previous-job", database)))
                 .as("the previous release's Job (log: target/migration-job.log)").isZero();
         assertThat(schemaVersion(DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())))
                 .as("the schema, at the previous release").isEqualTo(newestMigration(previous));
-        assertThat(runJob(ROOT, environment(after, job, "job", database))).as("this release's Job (log: target/migration-job.log)")
+        assertThat(runJob(ROOT, job, environment(after, job, "job", database))).as("this release's Job (log: target/migration-job.log)")
                 .isZero();
         assertThat(schemaVersion(DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())))
                 .as("the schema, upgraded").isEqualTo(newestMigration(ROOT));
