@@ -86,9 +86,39 @@ class ManifestsTest {
         return objects;
     }
 
-    /** The image tag an overlay deploys. */
-    private static String tag(String overlay) {
-        return overlay.equals("native") ? "0.2.0-native" : "0.2.0-jvm";
+    /** The image tag an overlay deploys: the newest release's (the CHANGELOG's first version heading). */
+    private static String tag(String overlay) throws IOException {
+        return newestRelease() + (overlay.equals("native") ? "-native" : "-jvm");
+    }
+
+    private static String newestRelease() throws IOException {
+        Matcher heading = Pattern.compile("(?m)^## (\\d+\\.\\d+\\.\\d+) — \\d{4}-\\d{2}-\\d{2}$")
+                .matcher(Files.readString(Path.of("..", "CHANGELOG.md")));
+        assertThat(heading.find()).as("a release in CHANGELOG.md").isTrue();
+        return heading.group(1);
+    }
+
+    /**
+     * Every overlay deploys the newest release, and a release commit is that release: its root
+     * pom's version is the CHANGELOG's newest, so the images it builds are the ones its overlays
+     * pin. Between releases the pom carries the next -SNAPSHOT and the overlays the last release.
+     */
+    @Test
+    void theOverlaysDeployTheNewestReleaseAndAReleaseCommitIsThatRelease() throws IOException {
+        Matcher pom = Pattern.compile("(?m)^  <version>(.+)</version>").matcher(Files.readString(Path.of("..", "pom.xml")));
+        assertThat(pom.find()).isTrue();
+        String version = pom.group(1);
+        if (!version.endsWith("-SNAPSHOT")) {
+            assertThat(version).as("a release commit's version, in the CHANGELOG's newest section").isEqualTo(newestRelease());
+        } else {
+            assertThat(Files.readString(Path.of("..", "CHANGELOG.md"))).as("the changes since the last release")
+                    .contains("## Unreleased");
+        }
+        for (String overlay : OVERLAYS) {
+            String expected = ":" + tag(overlay);
+            assertThat(ofType(typed(overlay), Deployment.class)).as(overlay).allSatisfy(d ->
+                    assertThat(d.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage()).endsWith(expected));
+        }
     }
 
     private static Deployment deployment(List<HasMetadata> objects, String name) {
