@@ -265,8 +265,20 @@ public final class Kustomize {
         }
     }
 
+    /** A Secret's value in base64 as kustomize writes it: from 70 characters on, in lines of 70, each ended by a newline. */
     private static String encoded(String kind, String value) {
-        return kind.equals("Secret") ? Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8)) : value;
+        if (!kind.equals("Secret")) {
+            return value;
+        }
+        String base64 = Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
+        if (base64.length() < 70) {
+            return base64;
+        }
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < base64.length(); i += 70) {
+            lines.append(base64, i, Math.min(i + 70, base64.length())).append('\n');
+        }
+        return lines.toString();
     }
 
     /**

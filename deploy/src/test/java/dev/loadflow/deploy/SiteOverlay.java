@@ -25,7 +25,7 @@ public final class SiteOverlay {
             "retention.env", "LOADFLOW_RETENTION_USERNAME=loadflow_retention_login\nLOADFLOW_RETENTION_PASSWORD=example\n",
             "migrate.env", "QUARKUS_DATASOURCE_USERNAME=loadflow_owner\nQUARKUS_DATASOURCE_PASSWORD=example\n",
             "console.env", "QUARKUS_DATASOURCE_USERNAME=loadflow_console\nQUARKUS_DATASOURCE_PASSWORD=example\n"
-                    + "LOADFLOW_ADMIN_TOKEN=example-admin\nLOADFLOW_CONSOLE_SIGN_IN_KEY=example-sign-in-key\n",
+                    + "LOADFLOW_ADMIN_TOKEN=example-admin\nLOADFLOW_CONSOLE_SIGN_IN_KEY=example-sign-in-key-long-enough-for-its-base64-to-take-two-lines\n",
             "keda.env", "host=loadflow-db.acme.internal\nport=5433\ndbName=loadflow\nuserName=loadflow_keda\npassword=example\nsslmode=verify-full\n",
             "llm.env", "LOADFLOW_POLICY_LLM_API_KEY=example-model-key\n",
             "idp-public-key.pem", "-----BEGIN PUBLIC KEY-----\nexample\n-----END PUBLIC KEY-----\n",
