@@ -784,6 +784,19 @@ class ManifestsTest {
         assertThat(ofType(site, NetworkPolicy.class).stream().filter(p -> p.getMetadata().getName().equals("loadflow-database")).findFirst()
                 .orElseThrow().getSpec().getEgress()).flatExtracting(rule -> rule.getPorts().stream().map(p -> p.getPort().getIntVal()).toList())
                 .containsExactly(5433);
+        for (String retaining : List.of("load-worker", "outbox-dispatcher")) {
+            PodSpec pod = ofType(site, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals(retaining)).findFirst()
+                    .orElseThrow().getSpec().getTemplate().getSpec();
+            String exportDir = pod.getContainers().getFirst().getEnv().stream().filter(e -> e.getName().equals("LOADFLOW_RETENTION_EXPORT_DIR"))
+                    .findFirst().orElseThrow().getValue();
+            String volume = pod.getContainers().getFirst().getVolumeMounts().stream().filter(m -> m.getMountPath().equals(exportDir))
+                    .findFirst().orElseThrow().getName();
+            assertThat(pod.getVolumes()).as(retaining + ": retention's copies on the site's claim")
+                    .anySatisfy(v -> assertThat(v.getName().equals(volume) && v.getPersistentVolumeClaim() != null
+                            && v.getPersistentVolumeClaim().getClaimName().equals("loadflow-retention-export")).isTrue());
+        }
+        assertThat(ofType(site, io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class)).extracting(c -> c.getMetadata().getName())
+                .containsExactly("loadflow-retention-export");
         Deployment worker = ofType(site, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("load-worker")).findFirst().orElseThrow();
         assertThat(worker.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
                 .extracting(e -> e.getName() + "=" + e.getValue())

@@ -199,7 +199,7 @@ class ManifestEnvironmentTest {
     }
 
     /** A new RSA public key, as an identity provider publishes it (PEM). */
-    private static String publicKeyPem() throws Exception {
+    static String publicKeyPem() throws Exception {
         KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
         generator.initialize(2048);
         return "-----BEGIN PUBLIC KEY-----\n"
@@ -207,7 +207,7 @@ class ManifestEnvironmentTest {
                 + "\n-----END PUBLIC KEY-----\n";
     }
 
-    private static int ready(HttpClient http, int port) {
+    static int ready(HttpClient http, int port) {
         try {
             return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -227,7 +227,7 @@ class ManifestEnvironmentTest {
                 .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
@@ -252,6 +252,12 @@ class ManifestEnvironmentTest {
      */
     static Map<String, String> environment(List<ObjectNode> rendered, ObjectNode workload, String who, TestDatabase database)
             throws IOException {
+        return environment(rendered, workload, who, database, "//localhost:" + TlsPostgresTestResource.port() + "/" + TlsPostgresTestResource.DATABASE);
+    }
+
+    /** As above; the site's database, when {@code database} is null, reached at {@code siteDatabase} ({@code //host:port/name}). */
+    static Map<String, String> environment(List<ObjectNode> rendered, ObjectNode workload, String who, TestDatabase database,
+                                           String siteDatabase) throws IOException {
         Map<String, String> environment = new LinkedHashMap<>();
         JsonNode pod = workload.path("spec").path("template").path("spec");
         JsonNode container = pod.path("containers").get(0);
@@ -289,6 +295,14 @@ class ManifestEnvironmentTest {
                     volume = candidate;
                 }
             }
+            String mountPath = mount.path("mountPath").asText();
+            if (volume.has("persistentVolumeClaim")) {
+                // a claim's volume: one folder, whichever pod mounts it
+                Path claim = Files.createDirectories(Path.of("target", "mounts", "claims",
+                        volume.path("persistentVolumeClaim").path("claimName").asText()).toAbsolutePath());
+                environment.replaceAll((name, value) -> value.equals(mountPath) ? claim.toString() : value.replace(mountPath + "/", claim + "/"));
+                continue;
+            }
             String kind = volume.has("configMap") ? "ConfigMap" : volume.has("secret") ? "Secret" : null;
             if (kind == null) {
                 continue;
@@ -299,12 +313,11 @@ class ManifestEnvironmentTest {
             for (var file : files.entrySet()) {
                 Files.writeString(folder.resolve(file.getKey()), file.getValue());
             }
-            String mountPath = mount.path("mountPath").asText();
             environment.replaceAll((name, value) -> value.replace(mountPath + "/", folder + "/"));
         }
         if (database == null) {
             String overlays = "//loadflow-db.acme.internal:5433/loadflow";
-            String here = "//localhost:" + TlsPostgresTestResource.port() + "/" + TlsPostgresTestResource.DATABASE;
+            String here = siteDatabase;
             assertThat(environment.get("QUARKUS_DATASOURCE_REACTIVE_URL")).as(who + ": the site's database").contains(overlays);
             environment.replaceAll((name, value) -> value.replace(overlays, here));
         } else {
@@ -316,12 +329,16 @@ class ManifestEnvironmentTest {
         return environment;
     }
 
-    /** The data of the rendered ConfigMap or Secret (decoded) of that name; none when the overlay leaves it to the site. */
+    /**
+     * The data of the rendered ConfigMap or Secret of that name (a Secret's decoded, its lines
+     * joined, as the API server reads kustomize's long values); none when the overlay leaves it to
+     * the site.
+     */
     private static Map<String, String> data(List<ObjectNode> rendered, String kind, String name) {
         Map<String, String> data = new LinkedHashMap<>();
         rendered.stream().filter(o -> o.path("kind").asText().equals(kind) && o.path("metadata").path("name").asText().equals(name))
                 .findFirst().ifPresent(object -> object.path("data").properties().forEach(entry -> data.put(entry.getKey(),
-                        kind.equals("Secret") ? new String(Base64.getDecoder().decode(entry.getValue().asText())) : entry.getValue().asText())));
+                        kind.equals("Secret") ? new String(Base64.getMimeDecoder().decode(entry.getValue().asText())) : entry.getValue().asText())));
         return data;
     }
 
@@ -332,7 +349,7 @@ class ManifestEnvironmentTest {
      * memory the JVM sizes its heap from ({@code -XX:MaxRAM}, what the limit's cgroup tells it in
      * a pod) and {@code environment}; its output in {@code log}.
      */
-    private static Process start(Path root, ObjectNode workload, Map<String, String> environment, Path log) throws IOException {
+    static Process start(Path root, ObjectNode workload, Map<String, String> environment, Path log) throws IOException {
         JsonNode container = workload.path("spec").path("template").path("spec").path("containers").get(0);
         String image = container.path("image").asText();
         String service = image.substring(image.lastIndexOf('/') + 1).split("[:@]")[0];

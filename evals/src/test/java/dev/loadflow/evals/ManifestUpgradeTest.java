@@ -71,7 +71,7 @@ class ManifestUpgradeTest {
     }
 
     /** The version the root pom.xml of the checkout at {@code root} names. */
-    private static String version(Path root) throws java.io.IOException {
+    static String version(Path root) throws java.io.IOException {
         Matcher version = Pattern.compile("(?m)^  <version>(.+)</version>").matcher(Files.readString(root.resolve("pom.xml")));
         assertThat(version.find()).isTrue();
         return version.group(1);
