@@ -258,6 +258,10 @@ class ManifestsTest {
             if (overlay.equals("native")) {
                 assertThat(c.getResources().getLimits().get("memory")).isEqualTo(new Quantity("128Mi"));
             }
+            if (c.getEnv().stream().anyMatch(e -> e.getName().equals("LOADFLOW_CPUS"))) {
+                assertThat(c.getResources().getLimits()).as(c.getName() + ": the CPU count it reads is its limit's, not the node's")
+                        .containsKey("cpu");
+            }
         }
     }
 
