@@ -755,20 +755,26 @@ class ManifestsTest {
     }
 
     /**
-     * The site overlay changes the base by name only: no JSON patch of its own addresses a list
-     * element by position, and every ConfigMap and Secret a pod reads is generated, with its
+     * The site overlay changes the base by name only: no JSON patch (its own, or any other
+     * overlay's or component's) addresses a list element by position, and every ConfigMap and Secret a pod reads is generated, with its
      * content's hash in its name, so a changed value or secret rolls the pods that read it. The
      * site's own values reach the rendered objects: the database's port in its policy, the
      * sources' settings in the worker's environment.
      */
     @Test
     void theSiteOverlayPatchesByNameAndEveryChangeOfConfigRollsThePods() throws IOException {
-        Path overlay = K8S.resolve("overlays").resolve("site");
-        for (JsonNode patch : Kustomize.YAML.readTree(overlay.resolve("kustomization.yaml").toFile()).path("patches")) {
-            JsonNode body = Kustomize.YAML.readTree(overlay.resolve(patch.path("path").asText()).toFile());
-            if (body.isArray()) {
-                body.forEach(op -> assertThat(op.path("path").asText()).as(patch.path("path").asText() + ": a JSON patch by position")
-                        .doesNotContainPattern("/\\d+(/|$)"));
+        List<Path> kustomizations;
+        try (var files = Files.walk(K8S)) {
+            kustomizations = files.filter(f -> f.getFileName().toString().equals("kustomization.yaml")).toList();
+        }
+        assertThat(kustomizations).as("the site overlay's, and every other's and component's").contains(K8S.resolve("overlays/site/kustomization.yaml"));
+        for (Path kustomization : kustomizations) {
+            for (JsonNode patch : Kustomize.YAML.readTree(kustomization.toFile()).path("patches")) {
+                JsonNode body = Kustomize.YAML.readTree(kustomization.resolveSibling(patch.path("path").asText()).toFile());
+                if (body.isArray()) {
+                    body.forEach(op -> assertThat(op.path("path").asText()).as(kustomization.getParent() + "/" + patch.path("path").asText()
+                            + ": a JSON patch by position").doesNotContainPattern("/\\d+(/|$)"));
+                }
             }
         }
         List<HasMetadata> site = typed("site");
