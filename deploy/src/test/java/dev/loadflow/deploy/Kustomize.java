@@ -73,15 +73,18 @@ public final class Kustomize {
         return objects;
     }
 
+    /** The letters of a generated name's hash: hex digits, with g, h, k, m and t for 0, 1, 3, a and e. */
+    private static final String HASH = "-[2456789bcdfghkmt]{10}";
+
     /** {@code name} without the hash a generator gave it. */
     public static String unhashed(String name) {
-        return name.replaceFirst("-[a-z0-9]{10}$", "");
+        return name.replaceFirst(HASH + "$", "");
     }
 
     /** The object of this kind whose name is {@code name}, or {@code name} with a generator's hash. */
     public static ObjectNode named(List<ObjectNode> objects, String kind, String name) {
         return objects.stream().filter(o -> o.path("kind").asText().equals(kind))
-                .filter(o -> o.path("metadata").path("name").asText().matches(java.util.regex.Pattern.quote(name) + "(-[a-z0-9]{10})?"))
+                .filter(o -> o.path("metadata").path("name").asText().matches(java.util.regex.Pattern.quote(name) + "(" + HASH + ")?"))
                 .findFirst().orElseThrow(() -> new IllegalArgumentException("no " + kind + " " + name));
     }
 

@@ -95,6 +95,12 @@ class KustomizeTest {
     }
 
     @Test
+    void onlyAHashsLettersAreTakenForAGeneratorsSuffix() {
+        assertThat(Kustomize.unhashed("loadflow-config-6cb8ddfc49")).isEqualTo("loadflow-config");
+        assertThat(Kustomize.unhashed("outbox-dispatcher")).as("a word of ten letters is not a hash").isEqualTo("outbox-dispatcher");
+    }
+
+    @Test
     void aFeatureItDoesNotRenderIsRefusedRatherThanIgnored() throws IOException {
         Files.writeString(dir.resolve("kustomization.yaml"), "resources: []\nnamePrefix: acme-\n");
         assertThatThrownBy(() -> Kustomize.render(dir)).hasMessageContaining("namePrefix");
