@@ -8,8 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,9 +22,7 @@ class ImageBuildTest {
     private static final List<String> SERVICES = List.of("load-worker", "outbox-dispatcher", "timer-pump", "ops-console");
 
     private static String pomVersion() throws IOException {
-        Matcher version = Pattern.compile("(?m)^  <version>(.+)</version>").matcher(Files.readString(ROOT.resolve("pom.xml")));
-        assertThat(version.find()).isTrue();
-        return version.group(1);
+        return Releases.pomVersion(ROOT);
     }
 
     private static List<String> dryRun(String... options) throws IOException, InterruptedException {

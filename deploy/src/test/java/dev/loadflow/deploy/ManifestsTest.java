@@ -92,10 +92,7 @@ class ManifestsTest {
     }
 
     private static String newestRelease() throws IOException {
-        Matcher heading = Pattern.compile("(?m)^## (\\d+\\.\\d+\\.\\d+) — \\d{4}-\\d{2}-\\d{2}$")
-                .matcher(Files.readString(Path.of("..", "CHANGELOG.md")));
-        assertThat(heading.find()).as("a release in CHANGELOG.md").isTrue();
-        return heading.group(1);
+        return Releases.newestRelease(Path.of(".."));
     }
 
     /**
@@ -105,9 +102,7 @@ class ManifestsTest {
      */
     @Test
     void theOverlaysDeployTheNewestReleaseAndAReleaseCommitIsThatRelease() throws IOException {
-        Matcher pom = Pattern.compile("(?m)^  <version>(.+)</version>").matcher(Files.readString(Path.of("..", "pom.xml")));
-        assertThat(pom.find()).isTrue();
-        String version = pom.group(1);
+        String version = Releases.pomVersion(Path.of(".."));
         if (!version.endsWith("-SNAPSHOT")) {
             assertThat(version).as("a release commit's version, in the CHANGELOG's newest section").isEqualTo(newestRelease());
         } else {

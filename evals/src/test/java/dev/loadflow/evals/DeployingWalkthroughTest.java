@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.loadflow.deploy.Releases;
 import dev.loadflow.service.testing.TlsPostgresTestResource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -78,7 +79,7 @@ class DeployingWalkthroughTest {
         String script = bashBlocks(section);
         String release = variable(script, "RELEASE");
         String next = variable(script, "NEXT");
-        assertThat(release).as("the walkthrough deploys the newest release").isEqualTo(newestRelease());
+        assertThat(release).as("the walkthrough deploys the newest release").isEqualTo(Releases.newestRelease(ROOT));
 
         database.start();
         reset(WORK);
@@ -144,12 +145,6 @@ class DeployingWalkthroughTest {
         return value.group(1);
     }
 
-    private static String newestRelease() throws IOException {
-        Matcher heading = Pattern.compile("(?m)^## (\\d+\\.\\d+\\.\\d+) — ").matcher(Files.readString(ROOT.resolve("CHANGELOG.md")));
-        assertThat(heading.find()).isTrue();
-        return heading.group(1);
-    }
-
     /**
      * The site's Git host: a clone of this repository, with the next release's commit on its
      * main (every pom at version {@code next}), as the project would have made it.
@@ -158,7 +153,7 @@ class DeployingWalkthroughTest {
         Path mirror = WORK.resolve("mirror");
         git(WORK, "clone", "-q", "--no-local", ROOT.toString(), mirror.toString());
         git(mirror, "checkout", "-q", "-B", "main");
-        String own = ManifestUpgradeTest.version(mirror);
+        String own = Releases.pomVersion(mirror);
         try (Stream<Path> poms = Files.walk(mirror)) {
             for (Path pom : poms.filter(p -> p.getFileName().toString().equals("pom.xml")).toList()) {
                 Files.writeString(pom, Files.readString(pom).replace("<version>" + own + "</version>", "<version>" + next + "</version>"));

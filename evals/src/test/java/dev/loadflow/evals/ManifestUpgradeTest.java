@@ -2,18 +2,16 @@ package dev.loadflow.evals;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loadflow.deploy.Kustomize;
+import dev.loadflow.deploy.Releases;
 import dev.loadflow.testing.PostgresServer;
 import dev.loadflow.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static dev.loadflow.evals.ManifestEnvironmentTest.ROOT;
 import static dev.loadflow.evals.ManifestEnvironmentTest.environment;
@@ -54,7 +52,7 @@ class ManifestUpgradeTest {
         List<ObjectNode> after = Kustomize.render(ROOT.resolve("deploy/k8s/overlays/jvm"));
         ObjectNode previousJob = object(before, "Job", null);
         ObjectNode job = object(after, "Job", null);
-        if (!version(ROOT).endsWith("-SNAPSHOT")) {
+        if (!Releases.pomVersion(ROOT).endsWith("-SNAPSHOT")) {
             assertThat(job.path("metadata").path("name").asText()).as("this release's Job, beside the previous release's")
                     .isNotEqualTo(previousJob.path("metadata").path("name").asText());
         }
@@ -68,12 +66,5 @@ class ManifestUpgradeTest {
         assertThat(schemaVersion(DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())))
                 .as("the schema, upgraded").isEqualTo(newestMigration(ROOT));
         ManifestEnvironmentTest.startEveryService("upgrade", after, ManifestEnvironmentTest.secrets(), database, () -> { });
-    }
-
-    /** The version the root pom.xml of the checkout at {@code root} names. */
-    static String version(Path root) throws java.io.IOException {
-        Matcher version = Pattern.compile("(?m)^  <version>(.+)</version>").matcher(Files.readString(root.resolve("pom.xml")));
-        assertThat(version.find()).isTrue();
-        return version.group(1);
     }
 }
